@@ -1,0 +1,87 @@
+"""The `compaction-bench` command. Each subcommand lives in its own module, imported on use,
+so `--help` stays fast (no litellm, pandas, matplotlib or Hydra on that path).
+
+Exit codes: 0 ok, 1 a gate or comparison failed, 2 bad input or usage.
+"""
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+
+from .errors import BadInput
+
+USAGE = """\
+usage: compaction-bench COMMAND [ARGS]
+
+Replay long agent sessions through context-compaction strategies and score what survives.
+
+commands:
+  run [OVERRIDES...] [-m]          replay scenarios x strategies x writers -> results/<run-id>/
+                                   overrides are Hydra style: strategies=[naive,vibey] window=32000
+                                   writer.model=openai/gpt-4o-mini scenarios=[path/or/glob] out=DIR
+                                   -m sweeps comma lists into one run: -m writer.model=offline,openai/x
+  scenarios list [PATH...]         the scenarios with their size and window
+  scenarios show ID                one scenario: events, truth, probes
+  scenarios validate PATH...       check scenario files; one line per problem
+  scenarios generate [OPTIONS]     write the generated scenario library
+  import FORMAT PATH --out FILE    turn a transcript into a scenario
+                                   (openai-chat | swe-agent | openhands | claude-code)
+  report RUN_DIR                   re-render report.md / report.html of a run
+  compare BASE_DIR NEW_DIR [--max-drop X]
+                                   exit 1 when a quality metric dropped by more than X
+
+exit codes: 0 ok, 1 a gate or comparison failed, 2 bad input or usage
+"""
+
+# command -> (module, function); each takes argv (the words after the command) and returns an exit code
+COMMANDS = {
+    "run": ("bench.cli", "_run"),
+    "scenarios": ("bench.scenarios_cmd", "main"),
+    "import": ("bench.importers", "main"),
+    "report": ("bench.report", "main"),
+    "compare": ("bench.compare", "main"),
+}
+
+
+def _run(argv: list[str]) -> int:
+    if any(a in ("-h", "--help") for a in argv):
+        print(USAGE)
+        return 0
+    multirun = any(a in ("-m", "--multirun") for a in argv)
+    overrides = [a for a in argv if a not in ("-m", "--multirun")]
+    bad = [a for a in overrides if a.startswith("-")]
+    if bad:
+        raise BadInput(f"run: unknown option {bad[0]} (overrides look like key=value)")
+    from .run import run
+
+    return run(overrides, multirun)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0 if argv else 2
+    if argv[0] in ("-V", "--version"):
+        from . import __version__
+
+        print(f"compaction-bench {__version__}")
+        return 0
+    command, rest = argv[0], argv[1:]
+    if command not in COMMANDS:
+        print(f"compaction-bench: unknown command '{command}' (see compaction-bench --help)", file=sys.stderr)
+        return 2
+    module, func = COMMANDS[command]
+    try:
+        return int(getattr(import_module(module), func)(rest) or 0)
+    except BadInput as exc:
+        for line in exc.problems:
+            print(line, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; finished cells are kept (run again with the same out= to resume)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

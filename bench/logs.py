@@ -1,0 +1,138 @@
+"""Request and compaction logs, written as deltas so they grow linearly.
+
+requests.jsonl — one line per request (kind ``agent``, ``compaction`` or
+``probe``). Its ``seq`` rebuilds the request's message list from the previous
+request of the same cell: ``[a, b]`` keeps messages a..b-1 of the previous
+request, an object adds a message. Added messages carry id, role, tag, tokens
+(``n``) and hash (``h``); their ``text`` is written only when it is not the
+harness's own rendering of a scenario event (which the reader re-renders),
+so the log never copies the scenario.
+
+compactions.jsonl — one line per compaction with the text the strategy produced.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, TextIO
+
+from .messages import Message, Part, make, render_all, system_message
+from .scenario import Scenario
+from .tokens import Tokenizer
+
+
+def _msg_record(m: Message, verbatim: dict[str, str]) -> dict[str, Any]:
+    rec: dict[str, Any] = {"id": m.id, "role": m.role, "tag": m.tag, "n": m.tokens, "h": m.hash}
+    if verbatim.get(m.id) != m.hash:
+        rec["text"] = m.text
+        if m.calls:
+            rec["calls"] = [{"id": c.id, "tool": c.tool, "args": c.args} for c in m.calls]
+        if m.call_id:
+            rec["call"] = m.call_id
+        if m.parts:
+            rec["parts"] = [[p.tag, p.text] for p in m.parts]
+        if m.source:
+            rec["source"] = m.source
+    return rec
+
+
+def delta(prev: list[str], new: list[Message]) -> list[Any]:
+    """Runs of the previous request's hashes that survive, interleaved with new messages."""
+    if len(new) >= len(prev) and [m.hash for m in new[:len(prev)]] == prev:
+        return ([[0, len(prev)]] if prev else []) + list(new[len(prev):])
+    pos: dict[str, list[int]] = {}
+    for i, h in enumerate(prev):
+        pos.setdefault(h, []).append(i)
+    seq: list[Any] = []
+    cursor = 0  # previous-request positions are only used left to right
+    for m in new:
+        candidates = [i for i in pos.get(m.hash, ()) if i >= cursor]
+        if candidates:
+            i = candidates[0]
+            if seq and isinstance(seq[-1], list) and seq[-1][1] == i:
+                seq[-1][1] = i + 1
+            else:
+                seq.append([i, i + 1])
+            cursor = i + 1
+        else:
+            seq.append(m)
+    return seq
+
+
+class RequestLog:
+    """Writes one cell's requests as deltas to an open text file."""
+
+    def __init__(self, fh: TextIO, cell: str, verbatim: dict[str, str]):
+        self.fh, self.cell, self.verbatim = fh, cell, verbatim
+        self.prev: list[str] = []
+        self.count = 0
+
+    def write(self, messages: list[Message], *, kind: str, tokens: int, **extra: Any) -> int:
+        seq = delta(self.prev, messages)
+        kept = sum(s[1] - s[0] for s in seq if isinstance(s, list))
+        rec = {"cell": self.cell, "i": self.count, "kind": kind, "tokens": tokens, "n": len(messages),
+               "added": len(messages) - kept, "dropped": len(self.prev) - kept, **extra,
+               "seq": [s if isinstance(s, list) else _msg_record(s, self.verbatim) for s in seq]}
+        self.fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self.prev = [m.hash for m in messages]
+        self.count += 1
+        return self.count - 1
+
+
+@dataclass
+class LoggedRequest:
+    """A request rebuilt from the log: its header fields and its messages."""
+    i: int
+    kind: str
+    tokens: int
+    record: dict[str, Any]
+    messages: list[Message] = field(default_factory=list)
+
+
+def read_jsonl(path: Path, cell: str | None = None) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                rec = json.loads(line)
+                if cell is None or rec.get("cell") == cell:
+                    yield rec
+
+
+def replay_requests(records: Iterator[dict[str, Any]], scenario: Scenario, tok: Tokenizer,
+                    markers: bool = True) -> Iterator[LoggedRequest]:
+    """Rebuild each request's messages from its delta (one cell's records, in order)."""
+    known = {m.hash: m for m in render_all(tok, scenario, markers)}
+    sysm = system_message(tok, scenario)
+    known[sysm.hash] = sysm
+    prev: list[Message] = []
+    for rec in records:
+        seq = rec["seq"]
+        if len(seq) >= 1 and isinstance(seq[0], list) and seq[0] == [0, len(prev)]:
+            cur = list(prev)
+            rest = seq[1:]
+        else:
+            cur, rest = [], seq
+        for s in rest:
+            if isinstance(s, list):
+                cur.extend(prev[s[0]:s[1]])
+            else:
+                cur.append(_message(s, known, tok))
+        prev = cur
+        yield LoggedRequest(rec["i"], rec["kind"], rec["tokens"], rec, cur)
+
+
+def _message(rec: dict[str, Any], known: dict[str, Message], tok: Tokenizer) -> Message:
+    m = known.get(rec["h"])
+    if m is not None and "text" not in rec:
+        return m
+    from .scenario import Call
+
+    calls = [Call(c["id"], c["tool"], c.get("args") or {}) for c in rec.get("calls", [])]
+    parts = [Part(t, x) for t, x in rec.get("parts", [])]
+    msg = make(tok, id=rec["id"], role=rec["role"], text=rec.get("text", ""), tag=rec["tag"],
+               calls=calls, call_id=rec.get("call"), source=rec.get("source"), parts=parts)
+    known[rec["h"]] = msg
+    return msg

@@ -1,0 +1,18 @@
+"""Models for the writer, agent and judge roles: `offline` or any litellm model string."""
+from __future__ import annotations
+
+from .base import Model, ModelConfig, Reply, Usage
+
+
+def build(cfg: ModelConfig) -> Model:
+    """The model for one role's config; litellm is imported only for a non-offline model."""
+    if cfg.model == "offline":
+        from .offline import OfflineModel
+
+        return OfflineModel(cfg)
+    from .litellm_model import LitellmModel
+
+    return LitellmModel(cfg)
+
+
+__all__ = ["Model", "ModelConfig", "Reply", "Usage", "build"]

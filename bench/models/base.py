@@ -1,0 +1,63 @@
+"""The one model interface every role uses (writer, agent, judge).
+
+Messages and tool definitions in; text and/or tool calls plus usage out; async.
+The offline model and litellm models both implement it, so a strategy's
+parsing, validation, repair and fallback code cannot tell them apart.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..messages import Message
+from ..scenario import Call
+
+
+@dataclass
+class Usage:
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None   # from the provider's response, when it says
+
+
+@dataclass
+class Reply:
+    text: str
+    calls: tuple[Call, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+    cached: bool = False            # served from the on-disk response cache
+    retries: int = 0
+    latency_s: float = 0.0
+    finish: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """How one role's model is configured (writer.*, agent.*, judge.*)."""
+    model: str = "offline"
+    api_base: str | None = None
+    concurrency: int = 4
+    temperature: float = 0.0
+    timeout: float = 120.0
+    retries: int = 3
+    max_tokens: int | None = None
+    seed: int = 0                   # repeat index: part of the response-cache key
+    extra: dict[str, Any] = field(default_factory=dict)   # passed through to litellm
+
+
+class Model(ABC):
+    """A chat model. Implementations raise bench.errors.ModelError after their retries."""
+
+    name: str = "model"
+
+    @property
+    def is_llm(self) -> bool:
+        return self.name != "offline"
+
+    @abstractmethod
+    async def chat(self, messages: Sequence[Message], *, tools: list[dict] | None = None,
+                   max_tokens: int | None = None, purpose: str = "") -> Reply:
+        """`purpose` is a label for logs (summary, checkpoint, repair, probe, judge), never a hint."""

@@ -1,0 +1,152 @@
+"""The replay engine (DESIGN §3): one request per assistant event.
+
+Events are rendered once into messages (tokens counted once each), handed to
+the strategy in order, and before each assistant event the strategy may
+compact; the request it then produces is logged as a delta. The assistant
+event's text and calls are the scripted output. Writer calls made during a
+compaction are logged as requests of kind ``compaction`` on the same log, so
+a checkpoint turn that shares the agent's prefix shows up as a small delta.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Sequence, TextIO
+
+from .errors import ModelError
+from .logs import RequestLog
+from .messages import Message, render_all, system_message
+from .models.base import Model, Reply
+from .scenario import Scenario
+from .strategy import Compaction, Session, Strategy, default_reserve, trigger_limit
+from .tokens import Tokenizer
+
+
+@dataclass
+class ReplayStats:
+    events: int = 0
+    requests: int = 0
+    compactions: int = 0
+    compaction_failures: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    compaction_input_tokens: int = 0
+    compaction_output_tokens: int = 0
+    overflows: int = 0
+    model_calls: int = 0
+    wall_s: float = 0.0
+
+
+@dataclass
+class ReplayOptions:
+    window: int
+    markers: bool = True
+    reserve_output: int | None = None   # None: scaled to the window (strategy.default_reserve)
+    margin: int | None = None
+
+    def __post_init__(self) -> None:
+        reserve, margin = default_reserve(self.window)
+        if self.reserve_output is None:
+            self.reserve_output = reserve
+        if self.margin is None:
+            self.margin = margin
+
+
+class LoggedModel(Model):
+    """Wraps the writer so every call is logged and attributed to the compaction under way."""
+
+    def __init__(self, inner: Model, log: RequestLog, tok: Tokenizer, stats: ReplayStats):
+        self.inner, self.log, self.tok, self.stats = inner, log, tok, stats
+        self.name = inner.name
+        self.calls: list[dict[str, Any]] = []
+        self.t = 0.0
+
+    async def chat(self, messages: Sequence[Message], *, tools: list[dict] | None = None,
+                   max_tokens: int | None = None, purpose: str = "") -> Reply:
+        msgs = list(messages)
+        size = self.tok.request_size([m.tokens for m in msgs])
+        if tools:
+            size += self.tok.count(json.dumps(tools, sort_keys=True))
+        call: dict[str, Any] = {"purpose": purpose, "request_tokens": size}
+        self.stats.model_calls += 1
+        try:
+            reply = await self.inner.chat(msgs, tools=tools, max_tokens=max_tokens, purpose=purpose)
+        except ModelError as exc:
+            call["error"] = str(exc)
+            self.calls.append(call)
+            self.log.write(msgs, kind="compaction", tokens=size, t=self.t, purpose=purpose, error=str(exc))
+            raise
+        call.update(asdict(reply.usage), cached=reply.cached, retries=reply.retries,
+                    latency_s=round(reply.latency_s, 3), model=reply.model or self.name)
+        self.calls.append(call)
+        self.stats.compaction_input_tokens += reply.usage.input_tokens
+        self.stats.compaction_output_tokens += reply.usage.output_tokens
+        self.log.write(msgs, kind="compaction", tokens=size, t=self.t, purpose=purpose,
+                       usage=asdict(reply.usage), cached=reply.cached, tools=len(tools or ()))
+        return reply
+
+    def take_calls(self) -> list[dict[str, Any]]:
+        calls, self.calls = self.calls, []
+        return calls
+
+
+async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tokenizer,
+                 opts: ReplayOptions, requests_fh: TextIO, compactions_fh: TextIO, cell: str) -> ReplayStats:
+    started = time.perf_counter()
+    stats = ReplayStats(events=len(scenario.events))
+    record = render_all(tok, scenario, opts.markers)
+    system = system_message(tok, scenario)
+    verbatim = {m.id: m.hash for m in record}
+    verbatim["system"] = system.hash
+    log = RequestLog(requests_fh, cell, verbatim)
+    logged = LoggedModel(writer, log, tok, stats)
+    session = Session(scenario=scenario.id, user=scenario.user, window=opts.window, system=system, tok=tok,
+                      writer=logged, limit=trigger_limit(opts.window, opts.reserve_output, opts.margin),
+                      reserve_output=opts.reserve_output, margin=opts.margin)
+    strategy.begin(session)
+    for msg, event in zip(record, scenario.events):
+        if event.role == "assistant":
+            logged.t = event.t
+            comp = await _prepare(strategy)
+            if comp is not None:
+                _log_compaction(compactions_fh, cell, strategy, event.id, event.t, log.count, comp,
+                                logged.take_calls(), stats)
+            ctx = [system, *strategy.context()]
+            size = tok.request_size([m.tokens for m in ctx])
+            over = size > opts.window
+            stats.requests += 1
+            stats.input_tokens += size
+            stats.output_tokens += msg.tokens
+            stats.overflows += over
+            log.write(ctx, kind="agent", tokens=size, event=event.id, t=event.t, output_tokens=msg.tokens,
+                      **({"over": True} if over else {}))
+        session.record.append(msg)
+        strategy.add(msg)
+    stats.wall_s = time.perf_counter() - started
+    return stats
+
+
+async def _prepare(strategy: Strategy) -> Compaction | None:
+    """A writer that keeps failing is a failed compaction, never a failed run."""
+    try:
+        return await strategy.prepare()
+    except ModelError as exc:
+        size = strategy.size()
+        return Compaction(before=size, after=size, ok=False, error=f"model failed: {exc}")
+
+
+def _log_compaction(fh: TextIO, cell: str, strategy: Strategy, event: str, t: float, request: int,
+                    comp: Compaction, calls: list[dict[str, Any]], stats: ReplayStats) -> None:
+    if comp.ok:
+        stats.compactions += 1
+    else:
+        stats.compaction_failures += 1
+    rec = {"cell": cell, "n": stats.compactions + stats.compaction_failures - 1, "strategy": strategy.name,
+           "event": event, "t": t, "request": request, "ok": comp.ok, "before": comp.before,
+           "after": comp.after, "calls": calls, "text": comp.text, "problems": comp.problems,
+           "repairs": comp.repairs, "fallback": comp.fallback, "error": comp.error, **comp.fields}
+    fh.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+
+
+__all__ = ["replay", "ReplayOptions", "ReplayStats", "LoggedModel"]

@@ -1,0 +1,231 @@
+"""`compaction-bench run`: scenarios x strategies x writers -> results/<run-id>/.
+
+Each cell (one scenario, strategy, writer, window, seed) is replayed into its
+own scratch logs, scored from those logs, then appended to the run's
+requests.jsonl / compactions.jsonl and given its summary row. A cell is either
+finished (it has a row) or not there at all, so an interrupted run resumes by
+replaying only the cells without a row.
+"""
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import hashlib
+import json
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import loader
+from .config import ROOT, compose, expand_sweeps, redact
+from .errors import BadInput
+from .models import build as build_model
+from .models.base import Model, ModelConfig
+from .replay import ReplayOptions, replay
+from .results import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv, done_cells, format_table, read_csv
+from .scenario import Scenario
+from .strategy import Strategy
+from .tokens import encoding_for, tokenizer
+
+
+@dataclass(frozen=True)
+class Cell:
+    scenario: Scenario
+    strategy: str
+    strategy_cfg: dict[str, Any]
+    writer: ModelConfig
+    window: int
+    seed: int
+    markers: bool = True
+    reserve_output: int | None = None
+    margin: int | None = None
+    encoding: str = "o200k_base"
+    agent: ModelConfig = field(default_factory=ModelConfig)
+    judge: ModelConfig = field(default_factory=ModelConfig)
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return (self.scenario.id, self.strategy, self.writer.model, str(self.window), str(self.seed))
+
+    @property
+    def name(self) -> str:
+        return "/".join(self.key)
+
+    @property
+    def slug(self) -> str:
+        return hashlib.sha1(self.name.encode()).hexdigest()[:12]
+
+
+def model_config(node: Any, seed: int) -> ModelConfig:
+    from omegaconf import OmegaConf
+
+    data = OmegaConf.to_container(node, resolve=True) if not isinstance(node, dict) else dict(node)
+    known = {f for f in ModelConfig.__dataclass_fields__}
+    extra = {k: v for k, v in data.items() if k not in known}
+    return ModelConfig(**{k: v for k, v in data.items() if k in known and k != "extra"},
+                       extra={**data.get("extra", {}), **extra}, seed=seed)
+
+
+def strategy_config(cfg: Any, name: str) -> dict[str, Any]:
+    from omegaconf import OmegaConf
+
+    if name in cfg.strategy:
+        return OmegaConf.to_container(cfg.strategy[name], resolve=True)
+    if "." in name:
+        return {"_target_": name}
+    known = ", ".join(sorted(cfg.strategy))
+    raise BadInput(f"strategies: unknown strategy '{name}' (configured: {known}; or give a dotted class path)")
+
+
+def make_strategy(name: str, spec: dict[str, Any]) -> Strategy:
+    from hydra.errors import InstantiationException
+    from hydra.utils import instantiate
+
+    try:
+        strategy = instantiate(spec, _convert_="all")
+    except (InstantiationException, TypeError, ValueError, ImportError) as exc:
+        cause = exc.__cause__ or exc
+        raise BadInput(f"strategy.{name}: cannot build {spec.get('_target_')}: {' '.join(str(cause).split())}")
+    if not isinstance(strategy, Strategy):
+        raise BadInput(f"strategy.{name}: {spec.get('_target_')} is not a bench.strategy.Strategy")
+    strategy.name = name
+    return strategy
+
+
+def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[Any]]:
+    """Compose every sweep combination and list the cells to run."""
+    combos = expand_sweeps(overrides) if multirun else [overrides]
+    cfgs = [compose(c) for c in combos]
+    cells: list[Cell] = []
+    cache: dict[tuple, list[Scenario]] = {}
+    for cfg in cfgs:
+        key = tuple(cfg.scenarios)
+        if key not in cache:
+            cache[key] = loader.load_all(loader.expand(list(cfg.scenarios), base=ROOT))
+        writer = model_config(cfg.writer, cfg.seed)
+        for scenario in cache[key]:
+            window = int(cfg.window or scenario.window)
+            if window <= 0:
+                raise BadInput(f"window: must be a positive integer, got {cfg.window}")
+            for name in cfg.strategies:
+                spec = strategy_config(cfg, str(name))
+                cells.append(Cell(scenario, str(name), spec, writer, window, int(cfg.seed), bool(cfg.markers),
+                                  _opt_int(cfg.reserve_output), _opt_int(cfg.margin),
+                                  cfg.encoding or encoding_for(writer.model),
+                                  model_config(cfg.agent, cfg.seed), model_config(cfg.judge, cfg.seed)))
+    for name, spec in {c.strategy: c.strategy_cfg for c in cells}.items():
+        make_strategy(name, spec)  # fail on a bad strategy config before anything runs
+    unique: dict[tuple, Cell] = {}
+    for c in cells:
+        unique.setdefault(c.key, c)
+    return list(unique.values()), cfgs[0], cfgs
+
+
+def _opt_int(v: Any) -> int | None:
+    return None if v is None else int(v)
+
+
+def out_dir(cfg: Any) -> Path:
+    if cfg.out:
+        return Path(str(cfg.out))
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path("results") / stamp
+
+
+async def run_cell(cell: Cell, model: Model, out: Path) -> dict[str, Any]:
+    """Replay and score one cell; returns its summary row."""
+    from .scoring import score_cell
+
+    scratch = out / ".cells" / cell.slug
+    scratch.mkdir(parents=True, exist_ok=True)
+    tok = tokenizer(cell.encoding)
+    strategy = make_strategy(cell.strategy, cell.strategy_cfg)
+    opts = ReplayOptions(window=cell.window, markers=cell.markers, reserve_output=cell.reserve_output,
+                         margin=cell.margin)
+    with (scratch / "requests.jsonl").open("w", encoding="utf-8") as rq, \
+            (scratch / "compactions.jsonl").open("w", encoding="utf-8") as cp:
+        stats = await replay(cell.scenario, strategy, model, tok, opts, rq, cp, cell.name)
+    row: dict[str, Any] = dict(zip(KEY_COLUMNS, cell.key))
+    row.update({k: getattr(stats, k) for k in SUMMARY_COLUMNS if hasattr(stats, k)})
+    started = time.perf_counter()
+    scores, checks = await score_cell(cell, scratch, tok)
+    row.update(scores)
+    row["wall_s"] = round(stats.wall_s + time.perf_counter() - started, 3)
+    for name in ("requests.jsonl", "compactions.jsonl"):
+        with (out / name).open("a", encoding="utf-8") as dst, (scratch / name).open(encoding="utf-8") as src:
+            shutil.copyfileobj(src, dst)
+    if checks:
+        from .scoring import CHECK_COLUMNS
+        append_csv(out / "checks.csv", CHECK_COLUMNS, checks)
+    append_csv(out / "summary.csv", SUMMARY_COLUMNS, [row])
+    shutil.rmtree(scratch, ignore_errors=True)
+    return row
+
+
+async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[list[dict], list[str]]:
+    models: dict[str, Model] = {}  # one per distinct config, so its concurrency bound spans cells
+    for c in cells:
+        if _model_key(c.writer) not in models:
+            models[_model_key(c.writer)] = build_model(c.writer)
+    sem = asyncio.Semaphore(max(1, concurrency))
+    rows: list[dict] = []
+    errors: list[str] = []
+    total = len(cells)
+
+    async def one(cell: Cell) -> None:
+        async with sem:
+            try:
+                row = await run_cell(cell, models[_model_key(cell.writer)], out)
+            except BadInput:
+                raise
+            except Exception as exc:  # a strategy bug fails its cell, not the run
+                errors.append(f"{cell.name}: {type(exc).__name__}: {exc}")
+                with (out / "errors.jsonl").open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps({"cell": cell.name, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
+                return
+            rows.append(row)
+            print(f"[{len(rows) + len(errors)}/{total}] {cell.name}  {row['wall_s']}s", file=sys.stderr)
+
+    await asyncio.gather(*(one(c) for c in cells))
+    return rows, errors
+
+
+def _model_key(cfg: ModelConfig) -> str:
+    return json.dumps(asdict(cfg), sort_keys=True, default=str)
+
+
+def run(overrides: list[str], multirun: bool = False) -> int:
+    from omegaconf import OmegaConf
+
+    cells, cfg, cfgs = plan(overrides, multirun)
+    out = out_dir(cfg)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(out / ".cells", ignore_errors=True)
+    configs = [redact(OmegaConf.to_container(c, resolve=True)) for c in cfgs]
+    (out / "config.yaml").write_text(_dump({**configs[0], "overrides": overrides,
+                                            **({"sweep": configs} if len(configs) > 1 else {})}))
+    done = done_cells(out)
+    todo = [c for c in cells if c.key not in done]
+    if done:
+        print(f"resuming {out}: {len(cells) - len(todo)} of {len(cells)} cells already done", file=sys.stderr)
+    rows, errors = asyncio.run(run_cells(todo, out, int(cfg.concurrency)))
+    from .report import write_report
+
+    write_report(out)
+    print(format_table(read_csv(out / "summary.csv")))
+    for e in errors:
+        print(f"error: {e}", file=sys.stderr)
+    print(f"results: {out}")
+    return 1 if errors else 0
+
+
+def _dump(data: dict) -> str:
+    import yaml
+
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+__all__ = ["run", "plan", "Cell", "run_cell"]

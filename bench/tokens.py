@@ -1,0 +1,72 @@
+"""Token counting: each distinct text is encoded once, then looked up by value.
+
+Requests are never re-tokenized: a request's size is the sum of its messages'
+cached counts plus a fixed per-message overhead (chat framing), which is what
+lets the replay stay linear in the number of events.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import env
+
+PER_MESSAGE = 4      # role and framing tokens per chat message
+PER_REQUEST = 3      # reply priming
+DEFAULT_ENCODING = "o200k_base"
+# Model-family prefixes whose encoding differs from the default.
+ENCODINGS = {"gpt-3.5": "cl100k_base", "text-embedding": "cl100k_base",
+             "gpt-4": "cl100k_base", "gpt-4o": "o200k_base", "gpt-4.1": "o200k_base", "o1": "o200k_base",
+             "o3": "o200k_base", "o4": "o200k_base", "gpt-5": "o200k_base"}
+
+
+def encoding_for(model: str | None) -> str:
+    """Best-known encoding for a litellm model string; o200k_base otherwise."""
+    if not model or model == "offline":
+        return DEFAULT_ENCODING
+    name = model.rsplit("/", 1)[-1]
+    best = ""
+    for prefix in ENCODINGS:
+        if name.startswith(prefix) and len(prefix) > len(best):
+            best = prefix
+    return ENCODINGS[best] if best else DEFAULT_ENCODING
+
+
+class Tokenizer:
+    """Counts tokens with tiktoken, memoised per text."""
+
+    def __init__(self, encoding: str = DEFAULT_ENCODING):
+        self.encoding_name = encoding
+        self._enc = _encoding(encoding)
+        self._cache: dict[str, int] = {}
+
+    def count(self, text: str) -> int:
+        n = self._cache.get(text)
+        if n is None:
+            n = len(self._enc.encode(text, disallowed_special=())) if text else 0
+            self._cache[text] = n
+        return n
+
+    def truncate(self, text: str, limit: int) -> str:
+        """The longest prefix of `text` within `limit` tokens (cut on a token boundary)."""
+        ids = self._enc.encode(text, disallowed_special=())
+        if len(ids) <= limit:
+            return text
+        return self._enc.decode(ids[:max(limit, 0)])
+
+    @staticmethod
+    def request_size(message_tokens: list[int] | tuple[int, ...]) -> int:
+        return sum(message_tokens) + PER_MESSAGE * len(message_tokens) + PER_REQUEST
+
+
+@lru_cache(maxsize=None)
+def _encoding(name: str):
+    env.prepare()
+    import tiktoken
+
+    return tiktoken.get_encoding(name)
+
+
+@lru_cache(maxsize=None)
+def tokenizer(encoding: str = DEFAULT_ENCODING) -> Tokenizer:
+    """One shared Tokenizer per encoding, so counts are cached across cells."""
+    return Tokenizer(encoding)

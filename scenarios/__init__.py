@@ -1,0 +1,1 @@
+"""Scenario files (data) and the generators that write them."""
