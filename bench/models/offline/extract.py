@@ -1,0 +1,188 @@
+"""Extractive text for the offline model: summaries under a budget, answers to questions.
+
+Everything here keeps original sentences, so what a scorer finds in offline
+output was really in the conversation; what is lost is what a budget forces
+out. Choices are deterministic: scores, then position, break every tie.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from ...loader import normalize
+from ...messages import MARKER, Message
+from ...tokens import Tokenizer
+
+HEADER = "Summary of the conversation so far (sentences kept verbatim, oldest first):"
+# Labels this module writes; a previous summary's lines keep theirs when summarised again.
+LABELED = re.compile(r"^- (User|Assistant|System|Tool \S+|\[Harness: [\w-]+\]): (.*)$")
+MARKER_LINE = re.compile(r"^\[Harness: ([\w-]+)\]\s*$")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^\s])")
+ASKS_SUMMARY = re.compile(r"\b(summar(y|ies|i[sz]e\w*)|condens\w*|compress\w*|compact\w*|recap\w*)\b", re.I)
+QUESTION_START = re.compile(r"^\s*(who|what|which|when|where|why|how|is|are|do|does|did|can|should|was|were)\b", re.I)
+
+PATH = re.compile(r"[\w.-]+/[\w./-]+|\b[\w-]+\.(py|ts|tsx|js|go|rs|md|ya?ml|json|toml|java|c|h|cc|cpp|sh|sql|txt|cfg|ini)\b(:\d+)?")
+IDENT = re.compile(r"#\d+|\b[A-Z][A-Z0-9]+-\d+\b|\b[0-9a-f]{7,40}\b|`[^`]+`")
+NUMBER = re.compile(r"\d")
+ERROR = re.compile(r"\b(error|exception|traceback|fail\w*|fatal|panic|denied|timeout|refused|crash\w*)\b", re.I)
+RULE = re.compile(r"\b(never|always|must|don't|do not|only|without|instead|prefer\w*|allow\w*|may|ask me|until)\b", re.I)
+WORD = re.compile(r"[a-z0-9#_./:-]+")
+STOP = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been being it its this
+that these those there here what which who whom whose when where why how do does did done can could should would
+will shall may might must i you he she we they me my your our their them us so not no yes than then too very just
+about into over under again any all each some such only own same other also now next please tell me""".split())
+
+
+@dataclass
+class Sentence:
+    pos: int          # order in the conversation
+    label: str
+    text: str
+    tokens: int
+    score: float = 0.0
+
+
+def label_of(msg: Message) -> str:
+    if msg.role == "tool":
+        return f"Tool {msg.tool or msg.call_id or 'result'}"
+    return msg.role.capitalize()
+
+
+def sentences(messages: Sequence[Message], tok: Tokenizer) -> list[Sentence]:
+    """Every sentence of `messages`, labelled with who said it (background by its marker)."""
+    out: list[Sentence] = []
+    for msg in messages:
+        label = label_of(msg)
+        for line in msg.text.splitlines():
+            line = line.strip()
+            marker = MARKER_LINE.match(line)
+            if marker and msg.role == "user":
+                label = f"[Harness: {marker.group(1)}]"
+                continue
+            if not line or line == HEADER:
+                continue
+            own = LABELED.match(line)
+            line_label, line = (own.group(1), own.group(2)) if own else (label, line)
+            for s in SENTENCE_END.split(line):
+                s = s.strip()
+                if s:
+                    out.append(Sentence(len(out), line_label, s, tok.count(s)))
+    return out
+
+
+def salience(s: Sentence) -> float:
+    """What a reader resuming the work needs: the user's words, exact references, errors, rules."""
+    score = 3.0 if s.label == "User" else 0.0
+    score += 1.5 * bool(PATH.search(s.text)) + 1.5 * bool(IDENT.search(s.text))
+    score += 0.5 * bool(NUMBER.search(s.text)) + 1.5 * bool(ERROR.search(s.text))
+    score += 1.0 * bool(RULE.search(s.text))
+    return score
+
+
+def render(chosen: list[Sentence]) -> str:
+    """One line per run of sentences from the same speaker, in conversation order."""
+    lines: list[str] = [HEADER]
+    last: Sentence | None = None
+    for s in sorted(chosen, key=lambda s: s.pos):
+        if last is not None and last.label == s.label and last.pos + 1 == s.pos:
+            lines[-1] += " " + s.text
+        else:
+            lines.append(f"- {s.label}: {s.text}")
+        last = s
+    return "\n".join(lines)
+
+
+def summary(messages: Sequence[Message], budget: int, tok: Tokenizer) -> str:
+    """The most salient and most recent sentences that fit `budget` tokens, in their order."""
+    pool = _dedupe(sentences(messages, tok))
+    if not pool:
+        return tok.truncate(HEADER, budget)
+    n = len(pool)
+    for s in pool:
+        s.score = salience(s) + 3.0 * (s.pos + 1) / n   # the newest sentence weighs like a user's word
+    chosen: list[Sentence] = []
+    used = tok.count(HEADER) + 1
+    for s in sorted(pool, key=lambda s: (-s.score, -s.pos)):
+        cost = s.tokens + 4          # label and line framing, an upper bound
+        if used + cost <= budget:
+            chosen.append(s)
+            used += cost
+    text = render(chosen)
+    while chosen and tok.count(text) > budget:    # the bound above is loose; make sure
+        chosen.remove(min(chosen, key=lambda s: (s.score, s.pos)))
+        text = render(chosen)
+    if not chosen:  # not even one sentence fits: the best one, cut
+        best = max(pool, key=lambda s: (s.score, s.pos))
+        text = tok.truncate(render([best]), budget)
+    return text
+
+
+def _dedupe(pool: list[Sentence]) -> list[Sentence]:
+    """A sentence repeated (re-summarised, re-quoted) counts once, at its latest position."""
+    latest: dict[str, Sentence] = {}
+    for s in pool:
+        latest[normalize(s.text)] = s
+    keep = sorted(latest.values(), key=lambda s: s.pos)
+    for i, s in enumerate(keep):
+        s.pos = i
+    return keep
+
+
+def terms(text: str) -> set[str]:
+    """Content words, cut to a 5-letter stem so 'reviewed' meets 'review'."""
+    out = set()
+    for w in WORD.findall(text.lower()):
+        w = w.strip(".:/-")
+        if len(w) > 1 and w not in STOP:
+            out.add(w if w[0] == "#" or any(c.isdigit() for c in w) else w[:5])
+    return out
+
+
+def answer(messages: Sequence[Message], question: str, budget: int | None, tok: Tokenizer) -> str:
+    """The sentence(s) of the context that share the most rare words with the question."""
+    pool = _dedupe(sentences(messages, tok))
+    want = terms(question)
+    if not pool or not want:
+        return "I do not know."
+    bags = [terms(s.text) for s in pool]
+    df: dict[str, int] = {}
+    for bag in bags:
+        for w in bag & want:
+            df[w] = df.get(w, 0) + 1
+    n = len(pool)
+    for s, bag in zip(pool, bags):
+        hits = bag & want
+        s.score = sum(math.log((n + 1) / (df[w] + 0.5)) for w in hits)
+        if hits:
+            s.score += 0.5 * (s.pos + 1) / n + 0.3 * (s.label == "User")
+    ranked = sorted(pool, key=lambda s: (-s.score, -s.pos))
+    if ranked[0].score <= 0:
+        return "I do not know."
+    picked = [ranked[0]]
+    if len(ranked) > 1 and ranked[1].score >= 0.8 * ranked[0].score:
+        picked.append(ranked[1])
+    text = " ".join(s.text for s in sorted(picked, key=lambda s: s.pos))
+    return tok.truncate(text, budget) if budget else text
+
+
+def wants_summary(messages: Sequence[Message]) -> bool:
+    """Decided from the request: the last message asks for one, or the system prompt does and
+    the last message is no question."""
+    if not messages:
+        return False
+    last = messages[-1].text
+    if ASKS_SUMMARY.search(last):
+        return True
+    return (messages[0].role == "system" and bool(ASKS_SUMMARY.search(messages[0].text))
+            and not is_question(last))
+
+
+def is_question(text: str) -> bool:
+    text = text.strip()
+    return text.endswith("?") or bool(QUESTION_START.match(text))
+
+
+def strip_marker(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.startswith(MARKER))
