@@ -1,0 +1,135 @@
+"""The command line end to end, in a temporary directory, as a user runs it."""
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from bench.results import SUMMARY_COLUMNS
+
+ROOT = Path(__file__).resolve().parent.parent
+HAND = ROOT / "scenarios" / "hand"
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CI": "true"}
+    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_help_is_light(tmp_path):
+    code = ("import sys; from bench.cli import main; main(['--help']); "
+            "heavy = [m for m in ('litellm', 'pandas', 'matplotlib', 'hydra', 'tiktoken') if m in sys.modules]; "
+            "print('HEAVY', heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert "HEAVY []" in out.stdout
+    assert "usage: compaction-bench" in out.stdout
+
+
+def test_unknown_command_is_usage_error(tmp_path):
+    r = cli("frobnicate", cwd=tmp_path)
+    assert r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_validate_good_and_bad(tmp_path):
+    ok = cli("scenarios", "validate", str(HAND), cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.count("ok ") >= 2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((HAND / "pr-queue-small.yaml").read_text().replace("role: tool", "role: robot", 1)
+                   .replace("window: 700", "window: -1"))
+    r = cli("scenarios", "validate", str(bad), cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) >= 2
+    assert all(line.startswith(f"{bad}:") for line in lines)
+    assert any("unknown role 'robot'" in line for line in lines)
+    assert any("window must be a positive integer" in line for line in lines)
+
+
+def test_validate_missing_file(tmp_path):
+    r = cli("scenarios", "validate", "nope.yaml", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == "nope.yaml: no scenario files found"
+
+
+def test_list_and_show(tmp_path):
+    r = cli("scenarios", "list", str(HAND), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "pr-queue-small" in r.stdout and "injected-watch" in r.stdout
+    s = cli("scenarios", "show", "pr-queue-small", "--dir", str(HAND), cwd=tmp_path)
+    assert s.returncode == 0, s.stderr
+    assert "window 700" in s.stdout and "u1" in s.stdout
+    missing = cli("scenarios", "show", "nope", "--dir", str(HAND), cwd=tmp_path)
+    assert missing.returncode == 2 and "no scenario with id 'nope'" in missing.stderr
+
+
+def test_run_writes_results(tmp_path):
+    out = tmp_path / "res"
+    r = cli("run", f"scenarios=[{HAND}]", "strategies=[full,truncate]", f"out={out}", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert f"results: {out}" in r.stdout
+    for name in ("config.yaml", "summary.csv", "requests.jsonl", "compactions.jsonl", "report.md"):
+        assert (out / name).exists(), name
+    rows = list(csv.DictReader((out / "summary.csv").open()))
+    assert list(rows[0].keys()) == SUMMARY_COLUMNS
+    assert {(r["scenario"], r["strategy"]) for r in rows} == {
+        ("pr-queue-small", "full"), ("pr-queue-small", "truncate"),
+        ("injected-watch", "full"), ("injected-watch", "truncate")}
+    for row in rows:
+        assert row["writer"] == "offline" and int(row["requests"]) > 0 and int(row["input_tokens"]) > 0
+        assert row["cost_usd"] == "" or float(row["cost_usd"]) >= 0
+    trunc = [r for r in rows if r["strategy"] == "truncate"]
+    full = {r["scenario"]: r for r in rows if r["strategy"] == "full"}
+    for row in trunc:
+        assert int(row["compactions"]) >= 1
+        assert int(row["input_tokens"]) < int(full[row["scenario"]]["input_tokens"])
+    cfg = yaml.safe_load((out / "config.yaml").read_text())
+    assert cfg["strategies"] == ["full", "truncate"] and cfg["writer"]["model"] == "offline"
+
+
+def test_run_same_out_resumes(tmp_path):
+    out = tmp_path / "res"
+    args = [f"scenarios=[{HAND}/pr-queue-small.yaml]", "strategies=[full]", f"out={out}"]
+    assert cli("run", *args, cwd=tmp_path).returncode == 0
+    again = cli("run", *args, cwd=tmp_path)
+    assert again.returncode == 0 and "1 of 1 cells already done" in again.stderr
+    assert len(list(csv.DictReader((out / "summary.csv").open()))) == 1
+
+
+def test_run_window_override_and_sweep(tmp_path):
+    out = tmp_path / "res"
+    r = cli("run", "-m", f"scenarios=[{HAND}/pr-queue-small.yaml]", "strategies=[truncate]", "window=500,900",
+            f"out={out}", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader((out / "summary.csv").open()))
+    assert sorted(int(r["window"]) for r in rows) == [500, 900]
+    comp = {int(r["window"]): int(r["compactions"]) for r in rows}
+    assert comp[500] > comp[900]
+
+
+def test_run_bad_input_is_one_line(tmp_path):
+    unknown = cli("run", "nonsense_key=3", f"out={tmp_path / 'x'}", cwd=tmp_path)
+    assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1 and "Traceback" not in unknown.stderr
+    strat = cli("run", "strategies=[nope]", f"scenarios=[{HAND}]", cwd=tmp_path)
+    assert strat.returncode == 2 and "unknown strategy 'nope'" in strat.stderr
+    param = cli("run", "strategies=[truncate]", "strategy.truncate.target=7", f"scenarios=[{HAND}]", cwd=tmp_path)
+    assert param.returncode == 2 and "strategy.truncate" in param.stderr and "target" in param.stderr
+    scen = cli("run", "scenarios=[missing/dir]", cwd=tmp_path)
+    assert scen.returncode == 2 and "missing/dir: no scenario files found" in scen.stderr
+
+
+def test_user_strategy_by_dotted_path(tmp_path):
+    (tmp_path / "mystrat.py").write_text(
+        "from bench.strategy import Strategy\n\nclass KeepAll(Strategy):\n    pass\n")
+    out = tmp_path / "res"
+    env_cwd = tmp_path
+    r = subprocess.run([sys.executable, "-m", "bench.cli", "run", f"scenarios=[{HAND}/pr-queue-small.yaml]",
+                        "strategies=[mystrat.KeepAll]", f"out={out}"], cwd=env_cwd, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=300)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader((out / "summary.csv").open()))
+    assert rows[0]["strategy"] == "mystrat.KeepAll"
