@@ -208,3 +208,10 @@ def test_bundled_hand_scenarios_validate():
     root = Path(__file__).resolve().parent.parent / "scenarios" / "hand"
     scenarios = loader.load_all(loader.expand([str(root)]))
     assert len(scenarios) >= 2
+
+
+def test_readme_example_scenario_is_valid(tmp_path):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = readme.split("```yaml\n", 1)[1].split("```", 1)[0]
+    s = loader.load(write(tmp_path, block))
+    assert s.id == "pr-queue-small" and s.truth.injections[0].event == "b1"
