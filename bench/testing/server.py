@@ -1,0 +1,227 @@
+"""A loopback OpenAI-compatible server: real HTTP for tests, answered by the offline model.
+
+Tests drive the litellm path end to end against it (no patching), so what
+they check is what happens with vLLM, llama.cpp or a provider: retries,
+timeouts, usage parsing, the response cache. Wire messages are turned back
+into `Message`s and answered by `OfflineModel`, so registered players work
+over HTTP too. Faults are queued on demand::
+
+    with LoopbackServer() as srv:
+        srv.fail("429", times=2, retry_after=0.1)
+        ... writer.api_base=srv.url ...
+        assert srv.calls == 3
+
+It listens on 127.0.0.1 on an ephemeral port, in a daemon thread, refuses
+bodies over `max_body` bytes, and shuts itself down after `lifetime` seconds.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from ..messages import Message, make
+from ..models.offline import OfflineModel
+from ..scenario import Call
+from ..tokens import Tokenizer, tokenizer
+
+# 429 with Retry-After; 500; an answer after `delay` s; a body that is not JSON;
+# `choices: []`; a tool call whose arguments are not JSON.
+FAULTS = ("429", "500", "slow", "malformed", "empty", "bad_tool_json")
+
+
+@dataclass
+class Fault:
+    kind: str
+    retry_after: float = 0.1
+    delay: float = 2.0
+
+
+class LoopbackServer:
+    def __init__(self, *, cached_tokens: int = 0, lifetime: float = 300.0, max_body: int = 32 << 20,
+                 tok: Tokenizer | None = None):
+        self.tok = tok or tokenizer()
+        self.model = OfflineModel(tok=self.tok)
+        self.cached_tokens = cached_tokens   # reported as prompt_tokens_details.cached_tokens (capped)
+        self.lifetime, self.max_body = lifetime, max_body
+        self.calls = 0                       # POSTs to /v1/chat/completions, faults included
+        self.faults_served = 0
+        self.usage: list[dict[str, Any]] = []   # the usage block of every answer it gave
+        self.bodies: list[dict[str, Any]] = []  # the request bodies (headers are never kept)
+        self._faults: deque[Fault] = deque()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._timer: threading.Timer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def fail(self, kind: str, times: int = 1, *, retry_after: float = 0.1, delay: float = 2.0) -> None:
+        """Answer the next `times` requests with fault `kind` instead of a completion."""
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault {kind!r}; one of {', '.join(FAULTS)}")
+        with self._lock:
+            self._faults.extend(Fault(kind, retry_after, delay) for _ in range(times))
+
+    def start(self) -> "LoopbackServer":
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                         name="loopback-llm", daemon=True).start()
+        self._timer = threading.Timer(self.lifetime, self.stop)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()   # wakes handlers sleeping in a "slow" fault
+        if self._timer is not None:
+            self._timer.cancel()
+        httpd, self._httpd = self._httpd, None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+
+    def __enter__(self) -> "LoopbackServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------ answering
+
+    def _next_fault(self) -> Fault | None:
+        with self._lock:
+            self.calls += 1
+            fault = self._faults.popleft() if self._faults else None
+            self.faults_served += fault is not None
+            return fault
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A chat.completion for `body`, from the offline model."""
+        messages = from_wire(body.get("messages") or [], self.tok)
+        limit = body.get("max_tokens") or body.get("max_completion_tokens")
+        reply = asyncio.run(self.model.chat(messages, tools=body.get("tools"), max_tokens=limit))
+        usage: dict[str, Any] = {"prompt_tokens": reply.usage.input_tokens,
+                                 "completion_tokens": reply.usage.output_tokens,
+                                 "total_tokens": reply.usage.input_tokens + reply.usage.output_tokens}
+        if self.cached_tokens:
+            usage["prompt_tokens_details"] = {"cached_tokens": min(self.cached_tokens, reply.usage.input_tokens)}
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+        if reply.calls:
+            message["tool_calls"] = [{"id": c.id, "type": "function",
+                                      "function": {"name": c.tool, "arguments": json.dumps(c.args)}}
+                                     for c in reply.calls]
+        with self._lock:
+            self.usage.append(usage)
+            n = len(self.usage)
+        return {"id": f"chatcmpl-loopback-{n}", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model", "loopback"), "usage": usage,
+                "choices": [{"index": 0, "message": message, "finish_reason": reply.finish or "stop"}]}
+
+
+def from_wire(messages: list[dict[str, Any]], tok: Tokenizer) -> list[Message]:
+    """OpenAI chat messages back into `Message`s (tags are the roles: the wire has no more)."""
+    out = []
+    for i, m in enumerate(messages):
+        content = m.get("content") or ""
+        if isinstance(content, list):   # content parts: keep the text ones
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        calls = tuple(Call(c.get("id", ""), c["function"]["name"], _args(c["function"].get("arguments")))
+                      for c in m.get("tool_calls") or ())
+        role = m.get("role", "user")
+        out.append(make(tok, id=f"m{i}", role=role, text=content, tag=role, calls=calls,
+                        call_id=m.get("tool_call_id"), tool=m.get("name")))
+    return out
+
+
+def _args(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    try:
+        value = json.loads(raw or "{}")
+    except ValueError:
+        return {"_raw": raw}
+    return value if isinstance(value, dict) else {"_value": value}
+
+
+def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:  # quiet: tests read counters, not logs
+            pass
+
+        def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+            self._send(status, json.dumps(data).encode(), headers)
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                self._json(200, {"object": "list", "data": [{"id": "loopback", "object": "model"}]})
+            else:
+                self._json(404, {"error": {"message": f"no route {self.path}"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > server.max_body:
+                self.close_connection = True
+                return self._json(413, {"error": {"message": "request body too large"}})
+            raw = self.rfile.read(length)
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                return self._json(404, {"error": {"message": f"no route {self.path}"}})
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                return self._json(400, {"error": {"message": "request body is not JSON"}})
+            with server._lock:
+                server.bodies.append(body)
+            fault = server._next_fault()
+            if fault is not None and fault.kind != "slow":
+                return self._fault(fault)
+            if fault is not None and server._stop.wait(fault.delay):
+                return
+            try:
+                data = server.answer(body)
+            except Exception as exc:   # a player's bug shows up as a server error, as with a real server
+                return self._json(500, {"error": {"message": f"{type(exc).__name__}: {exc}"}})
+            self._json(200, data)
+
+        def _fault(self, fault: Fault) -> None:
+            if fault.kind == "429":
+                self._json(429, {"error": {"message": "rate limited", "type": "rate_limit_error"}},
+                           {"Retry-After": f"{fault.retry_after:g}"})
+            elif fault.kind == "500":
+                self._json(500, {"error": {"message": "internal error", "type": "server_error"}})
+            elif fault.kind == "malformed":
+                self._send(200, b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "mess')
+            elif fault.kind == "empty":
+                self._json(200, {"id": "chatcmpl-empty", "object": "chat.completion", "created": 0,
+                                 "model": "loopback", "choices": [],
+                                 "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+            elif fault.kind == "bad_tool_json":
+                call = {"id": "call_bad", "type": "function", "function": {"name": "x", "arguments": "{oops"}}
+                self._json(200, {"id": "chatcmpl-bad", "object": "chat.completion", "created": 0,
+                                 "model": "loopback", "usage": {"prompt_tokens": 1, "completion_tokens": 1,
+                                                                "total_tokens": 2},
+                                 "choices": [{"index": 0, "finish_reason": "tool_calls",
+                                              "message": {"role": "assistant", "content": None,
+                                                          "tool_calls": [call]}}]})
+
+    return Handler
