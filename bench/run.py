@@ -12,6 +12,7 @@ import asyncio
 import datetime as dt
 import hashlib
 import json
+import secrets
 import shutil
 import sys
 import time
@@ -132,7 +133,7 @@ def out_dir(cfg: Any) -> Path:
     if cfg.out:
         return Path(str(cfg.out))
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Path("results") / stamp
+    return Path("results") / f"{stamp}-{secrets.token_hex(2)}"  # two runs in one second stay apart
 
 
 async def run_cell(cell: Cell, model: Model, out: Path) -> dict[str, Any]:
