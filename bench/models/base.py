@@ -45,6 +45,8 @@ class ModelConfig:
     retries: int = 3
     max_tokens: int | None = None
     seed: int = 0                   # repeat index: part of the response-cache key
+    backoff: float = 1.0            # seconds before the first retry, doubled each time (Retry-After wins)
+    cache_dir: str | None = None    # on-disk response cache (the run's `responses:` block); None: off
     extra: dict[str, Any] = field(default_factory=dict)   # passed through to litellm
 
 
