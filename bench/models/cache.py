@@ -1,0 +1,62 @@
+"""The on-disk response cache: a repeated request to a real model costs nothing the second time.
+
+One sqlite file per directory, WAL mode with a busy timeout so several runs
+(or processes of one run) can write at once. The key is a hash of everything
+that changes the answer — model, api_base, wire messages, tools, generation
+parameters, repeat index — and the value is the reply as it first came
+(text, tool calls, usage, finish), so a cached answer keeps its original
+usage. Nothing else is stored: no request text, no headers, no keys.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DIR = "~/.cache/compaction-bench/responses"
+SCHEMA = "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, value TEXT, created REAL)"
+
+
+def responses_dir(enabled: bool = True, directory: str | None = None) -> str | None:
+    """The cache directory the `responses:` config block names; None when disabled."""
+    if not enabled:
+        return None
+    return str(Path(os.path.expanduser(directory or DEFAULT_DIR)))
+
+
+def cache_key(payload: dict[str, Any]) -> str:
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class ResponseCache:
+    def __init__(self, directory: str | os.PathLike[str]):
+        self.path = Path(directory) / "responses.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(self._connect()) as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        # A connection per operation: calls come from one event loop, and this keeps
+        # the object safe to share between threads and to fork.
+        return sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        with closing(self._connect()) as db:
+            row = db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def put(self, key: str, model: str, value: dict[str, Any]) -> None:
+        with closing(self._connect()) as db:
+            db.execute("INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
+                       (key, model, json.dumps(value, ensure_ascii=False), time.time()))
+
+    def __len__(self) -> int:
+        with closing(self._connect()) as db:
+            return db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
