@@ -25,6 +25,7 @@ from .config import ROOT, compose, expand_sweeps, redact
 from .errors import BadInput
 from .models import build as build_model
 from .models.base import Model, ModelConfig
+from .models.cache import responses_dir
 from .replay import ReplayOptions, replay
 from .results import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv, done_cells, format_table, read_csv
 from .scenario import Scenario
@@ -60,14 +61,15 @@ class Cell:
         return hashlib.sha1(self.name.encode()).hexdigest()[:12]
 
 
-def model_config(node: Any, seed: int) -> ModelConfig:
+def model_config(node: Any, seed: int, cache_dir: str | None = None) -> ModelConfig:
     from omegaconf import OmegaConf
 
     data = OmegaConf.to_container(node, resolve=True) if not isinstance(node, dict) else dict(node)
     known = {f for f in ModelConfig.__dataclass_fields__}
     extra = {k: v for k, v in data.items() if k not in known}
     return ModelConfig(**{k: v for k, v in data.items() if k in known and k != "extra"},
-                       extra={**data.get("extra", {}), **extra}, seed=seed)
+                       extra={**data.get("extra", {}), **extra}, seed=seed,
+                       cache_dir=data.get("cache_dir", cache_dir))
 
 
 def strategy_config(cfg: Any, name: str) -> dict[str, Any]:
@@ -106,7 +108,9 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
         key = tuple(cfg.scenarios)
         if key not in cache:
             cache[key] = loader.load_all(loader.expand(list(cfg.scenarios), base=ROOT))
-        writer = model_config(cfg.writer, cfg.seed)
+        responses = cfg.get("responses") or {}
+        cache_dir = responses_dir(bool(responses.get("enabled", True)), responses.get("dir"))
+        writer = model_config(cfg.writer, cfg.seed, cache_dir)
         for scenario in cache[key]:
             window = int(cfg.window or scenario.window)
             if window <= 0:
@@ -116,7 +120,8 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
                 cells.append(Cell(scenario, str(name), spec, writer, window, int(cfg.seed), bool(cfg.markers),
                                   _opt_int(cfg.reserve_output), _opt_int(cfg.margin),
                                   cfg.encoding or encoding_for(writer.model),
-                                  model_config(cfg.agent, cfg.seed), model_config(cfg.judge, cfg.seed)))
+                                  model_config(cfg.agent, cfg.seed, cache_dir),
+                                  model_config(cfg.judge, cfg.seed, cache_dir)))
     for name, spec in {c.strategy: c.strategy_cfg for c in cells}.items():
         make_strategy(name, spec)  # fail on a bad strategy config before anything runs
     unique: dict[tuple, Cell] = {}
