@@ -69,6 +69,7 @@ class LitellmModel(Model):
         self.cache = ResponseCache(cfg.cache_dir) if cfg.cache_dir else None
         self.progress = Progress(cfg.model)
         self._sem: tuple[Any, asyncio.Semaphore] | None = None
+        self.sleep = asyncio.sleep   # the wait between tries; tests record it instead of waiting
 
     @property
     def stats(self):
@@ -138,7 +139,7 @@ class LitellmModel(Model):
                     raise ModelError(f"{self.cfg.model}: failed after {tries} tries: "
                                      f"{scrub(_describe(exc))}") from None
                 self.stats.retries += 1
-                await asyncio.sleep(self.wait(attempt, exc))
+                await self.sleep(self.wait(attempt, exc))
                 continue
             reply.retries = attempt
             reply.latency_s = time.perf_counter() - started

@@ -30,9 +30,9 @@ from ..models.offline import OfflineModel
 from ..scenario import Call
 from ..tokens import Tokenizer, tokenizer
 
-# 429 with Retry-After; 500; an answer after `delay` s; a body that is not JSON;
-# `choices: []`; a tool call whose arguments are not JSON.
-FAULTS = ("429", "500", "slow", "malformed", "empty", "bad_tool_json")
+# 429 with Retry-After; 500; 400 (never worth retrying); an answer after `delay` s;
+# a body that is not JSON; `choices: []`; a tool call whose arguments are not JSON.
+FAULTS = ("429", "500", "400", "slow", "malformed", "empty", "bad_tool_json")
 
 
 @dataclass
@@ -51,6 +51,9 @@ class LoopbackServer:
         self.lifetime, self.max_body = lifetime, max_body
         self.calls = 0                       # POSTs to /v1/chat/completions, faults included
         self.faults_served = 0
+        self.in_flight = 0
+        self.max_in_flight = 0               # most requests being handled at once
+        self.auth_seen = 0                   # requests that carried an Authorization header (never kept)
         self.usage: list[dict[str, Any]] = []   # the usage block of every answer it gave
         self.bodies: list[dict[str, Any]] = []  # the request bodies (headers are never kept)
         self._faults: deque[Fault] = deque()
@@ -192,6 +195,16 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 return self._json(400, {"error": {"message": "request body is not JSON"}})
             with server._lock:
                 server.bodies.append(body)
+                server.auth_seen += bool(self.headers.get("Authorization"))
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            try:
+                self._complete(body)
+            finally:
+                with server._lock:
+                    server.in_flight -= 1
+
+        def _complete(self, body: dict[str, Any]) -> None:
             fault = server._next_fault()
             if fault is not None and fault.kind != "slow":
                 return self._fault(fault)
@@ -209,6 +222,8 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                            {"Retry-After": f"{fault.retry_after:g}"})
             elif fault.kind == "500":
                 self._json(500, {"error": {"message": "internal error", "type": "server_error"}})
+            elif fault.kind == "400":
+                self._json(400, {"error": {"message": "bad request", "type": "invalid_request_error"}})
             elif fault.kind == "malformed":
                 self._send(200, b'{"id": "chatcmpl-broken", "choices": [{"index": 0, "mess')
             elif fault.kind == "empty":

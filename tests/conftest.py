@@ -1,0 +1,21 @@
+"""Shared fixtures. `loopback`: a started LoopbackServer (bench/testing/server.py) on 127.0.0.1,
+answering OpenAI chat completions with the offline model; queue faults with `loopback.fail(kind, n)`."""
+from __future__ import annotations
+
+import pytest
+
+from bench.testing import LoopbackServer
+
+
+@pytest.fixture
+def loopback():
+    with LoopbackServer(lifetime=120) as server:
+        yield server
+
+
+@pytest.fixture
+def api_key(monkeypatch):
+    """A recognisable fake key in the environment, to prove it never lands on disk."""
+    key = "sk-compbench-test-7f3a9c2e1d"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    return key

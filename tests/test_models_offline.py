@@ -1,0 +1,135 @@
+"""The offline model: extractive summaries under a budget, extracted answers, the player hook."""
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import loader
+from bench.loader import normalize
+from bench.messages import make, render_all
+from bench.models.offline import OfflineModel, Turn, register_player, unregister_player
+from bench.models.offline.extract import HEADER
+from bench.scenario import Call
+from bench.tokens import tokenizer
+
+ROOT = Path(__file__).resolve().parent.parent
+TOK = tokenizer()
+
+
+def chat(messages, **kw):
+    return asyncio.run(OfflineModel().chat(messages, **kw))
+
+
+def user(text, id="q"):
+    return make(TOK, id=id, role="user", text=text, tag="user")
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return loader.load(ROOT / "scenarios/hand/pr-queue-small.yaml")
+
+
+@pytest.fixture(scope="module")
+def record(scenario):
+    return render_all(TOK, scenario)
+
+
+@pytest.mark.parametrize("budget", [60, 150, 400])
+def test_summary_fits_budget_keeps_sentences_and_is_deterministic(record, budget):
+    ask = user("Summarise the conversation so far.")
+    reply = chat([*record, ask], max_tokens=budget)
+    assert TOK.count(reply.text) <= budget
+    assert reply.text == chat([*record, ask], max_tokens=budget).text
+    source = normalize(" ".join(m.text for m in record))
+    lines = [ln for ln in reply.text.splitlines() if ln != HEADER]
+    assert lines, reply.text
+    for line in lines:
+        for sentence in line.split(": ", 1)[1].split(". "):   # original sentences, not paraphrase
+            assert normalize(sentence) in source
+    assert reply.finish == "stop" and reply.model == "offline"
+
+
+def test_summary_prefers_user_rules_and_references_over_chatter(record):
+    filler = [make(TOK, id=f"a{i}", role="assistant", text=f"Okay, continuing with step {i}.", tag="assistant")
+              for i in range(40)]
+    reply = chat([*record, *filler, user("Please summarise everything so far.")], max_tokens=120)
+    assert "Never merge anything that touches billing/." in reply.text
+    assert "Okay, continuing" not in reply.text
+
+
+def test_summary_keeps_order_and_grows_with_budget(record):
+    ask = user("Write a summary of the above.")
+    small, big = (chat([*record, ask], max_tokens=b).text for b in (100, 500))
+    assert len(big) > len(small)
+    kept = [ln for ln in big.splitlines()[1:]]
+    first = [next(i for i, m in enumerate(record) if ln.split(": ", 1)[1][:30] in m.text) for ln in kept]
+    assert first == sorted(first)
+
+
+def test_summary_decided_from_content_not_purpose(record):
+    ask = user("Which line raised the pg deprecation warning?")
+    a = chat([*record, ask], purpose="summary")
+    b = chat([*record, ask], purpose="probe")
+    assert a.text == b.text and "pool.ts:42" in a.text and HEADER not in a.text
+
+
+def test_answers_question_by_extraction(scenario, record):
+    at = scenario.index()
+    for probe in scenario.probes:
+        if probe.kind != "recall":
+            continue
+        reply = chat([*record[:at[probe.at] + 1], user(probe.ask)])
+        assert any(e.lower() in reply.text.lower() for e in probe.expect), reply.text
+
+
+def test_unanswerable_question():
+    assert chat([user("The sky is blue.", "a"), user("Which zebra won?")]).text == "I do not know."
+
+
+def test_usage_counts_messages_tools_and_output(record):
+    tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
+    plain = chat(record)
+    with_tools = chat(record, tools=tools)
+    assert plain.usage.input_tokens == TOK.request_size([m.tokens for m in record])
+    assert with_tools.usage.input_tokens == plain.usage.input_tokens + TOK.count(json.dumps(tools, sort_keys=True))
+    assert plain.usage.output_tokens == TOK.count(plain.text)
+
+
+def test_players_newest_first_none_passes_and_calls_become_tool_calls(record):
+    def older(messages, tools, max_tokens, tok):
+        return Turn(text="older")
+
+    def newer(messages, tools, max_tokens, tok):
+        if not tools:
+            return None
+        return Turn(text="", calls=(Call("c1", tools[0]["function"]["name"], {"path": "mind.md"}),))
+
+    register_player(older)
+    register_player(newer)
+    try:
+        tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
+        r = chat([*record, user("Checkpoint now.")], tools=tools)
+        assert r.finish == "tool_calls" and r.calls[0].tool == "read_file" and r.calls[0].args == {"path": "mind.md"}
+        assert r.usage.output_tokens > 0
+        assert chat([*record, user("Checkpoint now.")]).text == "older"   # newer passed
+        register_player(older)   # re-registering moves it to the front, once
+        assert chat([*record], tools=tools).text == "older"
+    finally:
+        unregister_player(older)
+        unregister_player(newer)
+    assert chat([*record, user("Checkpoint now.")]).text != "older"
+
+
+def test_output_cut_at_max_tokens_like_an_llm(record):
+    def wordy(messages, tools, max_tokens, tok):
+        return Turn(text="word " * 500)
+
+    register_player(wordy)
+    try:
+        r = chat(record, max_tokens=20)
+    finally:
+        unregister_player(wordy)
+    assert r.finish == "length" and TOK.count(r.text) <= 20
