@@ -1,0 +1,72 @@
+"""Which truth items are in force at a request (DESIGN §2 active-at-time semantics).
+
+A request made for the assistant event at position `pos` has seen every event
+before it, so an item counts from its `from` event when that event is earlier
+than `pos`; an `until`, a `done` or a replacing constraint ends it the same way.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..loader import normalize
+from ..scenario import Constraint, Decision, Fact, Injection, Item, Mission, Scenario, Workstream
+
+FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s")
+# A user message whose first sentence is this short says nothing alone ("continue", "ok, go on").
+SUBSTANTIVE_WORDS = 4
+
+
+@dataclass
+class Active:
+    missions: list[Mission] = field(default_factory=list)
+    next_items: list[tuple[Workstream, Item]] = field(default_factory=list)
+    constraints: list[Constraint] = field(default_factory=list)
+    replaced: list[tuple[Constraint, Constraint]] = field(default_factory=list)   # (old, its replacement)
+    injections: list[Injection] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+    user_words: list[tuple[str, str]] = field(default_factory=list)   # (event id, normalised first sentence)
+
+
+class Timeline:
+    """A scenario's truth indexed by event position, built once per cell."""
+
+    def __init__(self, scenario: Scenario):
+        self.s = scenario
+        self.pos = scenario.index()
+        self.replacer = {c.replaces: c for c in scenario.truth.constraints if c.replaces}
+        self.firsts = [(e.id, i, first_sentence(e.text)) for i, e in enumerate(scenario.events)
+                       if e.role == "user" and scenario.imported]
+
+    def seen(self, event: str | None, pos: int) -> bool:
+        return event is not None and self.pos.get(event, len(self.pos)) < pos
+
+    def at(self, pos: int) -> Active:
+        t, a = self.s.truth, Active()
+        a.missions = [m for m in t.mission if self.seen(m.from_, pos) and not self.seen(m.until, pos)]
+        for w in t.workstreams:
+            if self.seen(w.from_, pos):
+                nxt = next((it for it in w.items if not self.seen(it.done, pos)), None)
+                if nxt is not None:
+                    a.next_items.append((w, nxt))
+        for c in t.constraints:
+            if not self.seen(c.from_, pos):
+                continue
+            new = self.replacer.get(c.id)
+            if new is not None and self.seen(new.from_, pos):
+                a.replaced.append((c, new))
+            elif not self.seen(c.until, pos):
+                a.constraints.append(c)
+        a.injections = [i for i in t.injections if self.seen(i.event, pos)]
+        a.facts = [f for f in t.facts if self.seen(f.from_, pos)]
+        a.decisions = [d for d in t.decisions if self.seen(d.from_, pos)]
+        a.user_words = [(eid, s) for eid, i, s in self.firsts if i < pos and s]
+        return a
+
+
+def first_sentence(text: str) -> str:
+    """The normalised first sentence of a user message, or '' when it is too short to matter."""
+    first = FIRST_SENTENCE.split(text.strip(), maxsplit=1)[0] if text.strip() else ""
+    first = normalize(first.splitlines()[0] if first else "")
+    return first if len(first.split()) >= SUBSTANTIVE_WORDS else ""

@@ -1,0 +1,46 @@
+"""Tokens, simulated cache hits and dollar cost of one cell's billed requests.
+
+Agent requests are priced from the log (the scripted reply is the output);
+compaction calls use the cost a real model reported, else the same rates with
+the simulated cache. Failed writer calls are skipped: nothing is billed or cached.
+Probe requests are evaluation, not part of the session, and never reach here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..cache_sim import CacheSim, Profile, breakpoints
+from ..logs import LoggedRequest
+from ..pricing import Rates, cost
+
+
+class Meter:
+    def __init__(self, profile: Profile, rates: Rates):
+        self.sim, self.rates, self.profile = CacheSim(profile), rates, profile
+        self.input = self.cached = 0            # all billed requests, for the hit rate
+        self.agent_cached = 0
+        self.cost = 0.0
+
+    def add(self, r: LoggedRequest) -> None:
+        rec = r.record
+        if rec.get("error"):
+            return
+        msgs = r.messages
+        hit = self.sim.request(float(rec.get("t") or 0.0), [m.hash for m in msgs], [m.tokens for m in msgs],
+                               r.tokens, breakpoints([m.tag for m in msgs], self.profile.max_breakpoints))
+        self.input += r.tokens
+        self.cached += hit.read
+        if r.kind == "agent":
+            self.agent_cached += hit.read
+            self.cost += cost(self.rates, r.tokens, hit.read, hit.write, int(rec.get("output_tokens") or 0))
+            return
+        usage: dict[str, Any] = rec.get("usage") or {}
+        if usage.get("cost_usd") is not None:
+            self.cost += float(usage["cost_usd"])
+        else:
+            self.cost += cost(self.rates, int(usage.get("input_tokens") or r.tokens), hit.read, hit.write,
+                              int(usage.get("output_tokens") or 0))
+
+    def columns(self) -> dict[str, Any]:
+        return {"cached_input_tokens": self.agent_cached, "cost_usd": round(self.cost, 6),
+                "cache_hit_rate": round(self.cached / self.input, 4) if self.input else None}

@@ -1,0 +1,60 @@
+"""One check point's request, read once into the normalised texts every check matches against.
+
+Three readings of the same messages (DESIGN §6):
+- everything the model sees (all messages, tool-call arguments included);
+- what it receives as the user's own words: user-tagged text, background text that
+  arrived without its source marker (route a), and memo parts (route b);
+- sentences of model-written text (any tag that is not an event's), for route c.
+Messages are joined with a separator no key contains, so a key never matches across
+two messages.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ..loader import normalize
+from ..messages import EVENT_TAGS, MARKER, USER_WORDS, Message, calls_text
+
+SEP = " \u241e "
+SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
+SOURCE_WORDS = re.compile(r"\b(watch|cron|callback|background|harness|session|monitor|bot)(e?s)?\b")
+
+
+@dataclass
+class View:
+    text: str                                  # everything, normalised
+    user: str                                  # route a: user text and unmarked background
+    memo: str                                  # route b: memo parts
+    written: list[str] = field(default_factory=list)   # route c: normalised model-written sentences
+
+    def has(self, key: str) -> bool:
+        return key in self.text
+
+
+def build(messages: Sequence[Message]) -> View:
+    everything, user, memo, written = [], [], [], []
+    for m in messages:
+        everything.append(normalize(m.text))
+        if m.calls:
+            everything.append(normalize(calls_text(m.calls)))
+        for part in m.segments():
+            if part.tag == "memo":
+                memo.append(normalize(part.text))
+            elif part.tag in USER_WORDS or (part.tag == "background" and not part.text.lstrip().startswith(MARKER)):
+                user.append(normalize(part.text))
+            elif part.tag not in EVENT_TAGS:
+                written.extend(normalize(s) for s in SENTENCES.split(part.text) if s.strip())
+    return View(SEP.join(everything), SEP.join(user), SEP.join(memo), written)
+
+
+def names_user(user: str) -> re.Pattern[str]:
+    """Words by which model-written text attributes something to the human user."""
+    name = re.escape(normalize(user)) if user.strip() else "user"
+    return re.compile(rf"\buser\b|\b{name}\b|\byou asked\b|\brequested\b")
+
+
+def attributed(sentence: str, user_pattern: re.Pattern[str]) -> bool:
+    """Route c: the sentence names the user and no source."""
+    return bool(user_pattern.search(sentence)) and not SOURCE_WORDS.search(sentence)
