@@ -29,6 +29,7 @@ from .models.cache import responses_dir
 from .replay import ReplayOptions, replay
 from .results import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv, done_cells, format_table, read_csv
 from .scenario import Scenario
+from .scoring import settings
 from .strategy import Strategy
 from .tokens import encoding_for, tokenizer
 
@@ -47,6 +48,7 @@ class Cell:
     encoding: str = "o200k_base"
     agent: ModelConfig = field(default_factory=ModelConfig)
     judge: ModelConfig = field(default_factory=ModelConfig)
+    scoring: Any = None   # bench.scoring.Scoring: cache profile, price model, probe settings
 
     @property
     def key(self) -> tuple[str, ...]:
@@ -110,6 +112,7 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
             cache[key] = loader.load_all(loader.expand(list(cfg.scenarios), base=ROOT))
         responses = cfg.get("responses") or {}
         cache_dir = responses_dir(bool(responses.get("enabled", True)), responses.get("dir"))
+        scoring = settings(cfg)
         writer = model_config(cfg.writer, cfg.seed, cache_dir)
         for scenario in cache[key]:
             window = int(cfg.window or scenario.window)
@@ -121,7 +124,7 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
                                   _opt_int(cfg.reserve_output), _opt_int(cfg.margin),
                                   cfg.encoding or encoding_for(writer.model),
                                   model_config(cfg.agent, cfg.seed, cache_dir),
-                                  model_config(cfg.judge, cfg.seed, cache_dir)))
+                                  model_config(cfg.judge, cfg.seed, cache_dir), scoring))
     for name, spec in {c.strategy: c.strategy_cfg for c in cells}.items():
         make_strategy(name, spec)  # fail on a bad strategy config before anything runs
     unique: dict[tuple, Cell] = {}
