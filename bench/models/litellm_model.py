@@ -126,7 +126,7 @@ class LitellmModel(Model):
             self.stats.http += 1
             try:
                 resp = await asyncio.wait_for(
-                    litellm.acompletion(**req, api_base=self.cfg.api_base, timeout=self.cfg.timeout,
+                    litellm.acompletion(**req, **self.endpoint(), timeout=self.cfg.timeout,
                                         num_retries=0, max_retries=0),
                     timeout=self.cfg.timeout * 1.5 + 5)
                 reply = parse(resp)
@@ -145,6 +145,17 @@ class LitellmModel(Model):
             reply.latency_s = time.perf_counter() - started
             return reply
         raise AssertionError("unreachable")
+
+    def endpoint(self) -> dict[str, Any]:
+        """Where to send requests. A local OpenAI-compatible server (vLLM, llama.cpp, Ollama)
+        usually wants no key, but the OpenAI client refuses to run without one: give it a
+        placeholder only when the environment has none."""
+        if not self.cfg.api_base:
+            return {}
+        out: dict[str, Any] = {"api_base": self.cfg.api_base}
+        if self.cfg.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            out["api_key"] = "no-key"
+        return out
 
     def wait(self, attempt: int, exc: BaseException) -> float:
         after = retry_after(exc)
