@@ -54,11 +54,59 @@ def _fmt(v: Any) -> Any:
     return v
 
 
-def load(run_dir: str | Path):
-    """summary.csv of a run as a pandas DataFrame (empty cells are NaN)."""
+def load(run_dir: str | Path, table: str = "summary"):
+    """summary.csv (or checks.csv with table="checks") of a run as a pandas DataFrame; empty cells are NaN."""
     import pandas as pd
 
-    return pd.read_csv(Path(run_dir) / "summary.csv")
+    path = Path(run_dir) / f"{table}.csv"
+    if not path.exists():
+        from .errors import BadInput
+
+        raise BadInput(f"{path}: no such file (is {run_dir} a results directory?)")
+    return pd.read_csv(path)
+
+
+def to_dataset(run_dir: str | Path):
+    """A run as a `datasets.DatasetDict`: "summary" (one row per cell) and, when present, "checks"."""
+    import datasets
+
+    parts = {"summary": datasets.Dataset.from_pandas(load(run_dir), preserve_index=False)}
+    if (Path(run_dir) / "checks.csv").exists():
+        parts["checks"] = datasets.Dataset.from_pandas(load(run_dir, "checks"), preserve_index=False)
+    return datasets.DatasetDict(parts)
+
+
+def latest_run(root: Path = Path("results")) -> Path | None:
+    """The most recent run directory under `root` (by name: run ids are timestamps), for resume=true."""
+    runs = sorted(p for p in root.glob("*") if p.is_dir() and p.name != "baseline" and (p / "config.yaml").exists())
+    return runs[-1] if runs else None
+
+
+def prune_unfinished(out: Path) -> int:
+    """Drop log and check lines of cells that have no summary row (a run interrupted mid-cell),
+    so resuming does not append them twice. Returns the number of lines dropped."""
+    import json
+
+    done = {"/".join(k) for k in done_cells(out)}
+    dropped = 0
+    for name in ("requests.jsonl", "compactions.jsonl"):
+        path = out / name
+        if not path.exists():
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        keep = [ln for ln in lines if not ln.strip() or json.loads(ln).get("cell") in done]
+        if len(keep) != len(lines):
+            dropped += len(lines) - len(keep)
+            path.write_text("".join(keep), encoding="utf-8")
+    checks = out / "checks.csv"
+    rows = read_csv(checks)
+    keep_rows = [r for r in rows if "/".join(cell_key(r)) in done]
+    if len(keep_rows) != len(rows):
+        dropped += len(rows) - len(keep_rows)
+        columns = list(rows[0])
+        checks.unlink()
+        append_csv(checks, columns, keep_rows)
+    return dropped
 
 
 TABLE_COLUMNS = ["scenario", "strategy", "writer", "compactions", "goal_retention", "constraint_fidelity",
