@@ -140,6 +140,13 @@ def _opt_int(v: Any) -> int | None:
 def out_dir(cfg: Any) -> Path:
     if cfg.out:
         return Path(str(cfg.out))
+    if cfg.get("resume"):
+        from .results import latest_run
+
+        latest = latest_run()
+        if latest is None:
+            raise BadInput("resume: no earlier run under results/ to resume (give out=DIR)")
+        return latest
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     return Path("results") / f"{stamp}-{secrets.token_hex(2)}"  # two runs in one second stay apart
 
@@ -217,6 +224,9 @@ def run(overrides: list[str], multirun: bool = False) -> int:
     (out / "config.yaml").write_text(_dump({**configs[0], "overrides": overrides,
                                             **({"sweep": configs} if len(configs) > 1 else {})}))
     done = done_cells(out)
+    from .results import prune_unfinished
+
+    prune_unfinished(out)   # drops lines of a cell interrupted before its summary row
     todo = [c for c in cells if c.key not in done]
     if done:
         print(f"resuming {out}: {len(cells) - len(todo)} of {len(cells)} cells already done", file=sys.stderr)
