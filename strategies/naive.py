@@ -52,13 +52,15 @@ class Naive(Strategy):
     def budget(self) -> int:
         return max(1, window_share(self.budget_at, self.session.window, "budget"))
 
-    async def compact(self) -> Compaction:
+    async def compact(self) -> Compaction | None:
         before, budget, tok = self.size(), self.budget(), self.session.tok
         pinned = int(bool(self.messages) and self.messages[0].tag == "summary")
         instruction = self.session.message(id=f"summary-request-{self.rounds + 1}", role="user",
                                            text=PROMPT.replace("{budget}", str(budget)), tag="instruction")
         head, tail = self.split(instruction, budget)
-        if len(head) <= pinned:
+        if len(head) <= pinned:   # only the previous summary could go: nothing to do unless it overflows
+            if before <= self.session.limit:
+                return None
             return fit(self, Compaction(before, before, ok=False, error="nothing new to summarise"), pinned)
         try:
             reply = await self.session.writer.chat([self.session.system, *head, instruction], max_tokens=budget,

@@ -106,3 +106,13 @@ def test_a_lower_trigger_compacts_earlier_and_more_often():
     _, _, early = run(s, Naive(trigger=0.5), Recorder())
     assert len(early) > len(default)
     assert all(c["before"] > int(0.5 * s.window) for c in early)
+
+
+def test_nothing_to_summarise_is_no_compaction_until_the_request_overflows():
+    s = long_scenario(turns=30)
+    writer = Recorder()
+    stats, _, comps = run(s, Naive(keep_last=10_000, trigger=0.3), writer)
+    limit = trigger_limit(s.window, *default_reserve(s.window))
+    assert comps and not writer.requests and stats.compactions == 0
+    assert all(c["error"] == "nothing new to summarise" and c["fallback"] == "drop_oldest" for c in comps)
+    assert all(c["before"] > limit for c in comps)
