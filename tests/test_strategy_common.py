@@ -172,8 +172,33 @@ def test_run_through_litellm_against_the_loopback_server(tmp_path, monkeypatch):
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test")
     with LoopbackServer() as srv:
-        code, rows = run_all(tmp_path, "writer.model=openai/loopback", f"writer.api_base={srv.url}")
+        code, rows = run_all(tmp_path, "writer.model=openai/loopback", f"writer.api_base={srv.url}",
+                             "responses.enabled=false")
         assert srv.calls > 0
     assert code == 0
     check_rows(rows)
     assert {r["writer"] for r in rows} == {"openai/loopback"}
+
+
+def test_a_writer_failing_over_http_is_retried_then_recorded_and_the_run_goes_on():
+    pytest.importorskip("bench.models.litellm_model")
+    from bench.models.base import ModelConfig
+    from bench.models.litellm_model import LitellmModel
+    from bench.testing.server import LoopbackServer
+
+    async def no_wait(seconds):
+        return None
+
+    with LoopbackServer() as srv:
+        writer = LitellmModel(ModelConfig(model="openai/loopback", api_base=srv.url, retries=1))
+        writer.sleep = no_wait
+        srv.fail("500", times=2)          # the first try and its one retry
+        stats, requests, comps = run(long_scenario(turns=70), Naive(), writer)
+        calls = srv.calls
+    first, rest = comps[0], comps[1:]
+    assert not first["ok"] and "model failed" in first["error"] and first["fallback"] == "drop_oldest"
+    assert len(first["calls"]) == 1 and "error" in first["calls"][0]
+    assert len(rest) >= 2 and all(c["ok"] and c["text"] and c["calls"][0]["output_tokens"] for c in rest)
+    assert calls == 2 + len(rest) and stats.compaction_failures == 1
+    for r in requests:
+        assert_paired(r)
