@@ -181,15 +181,32 @@ class CacheSim:
         return Hit(read=min(read, total), write=max(0, min(write, total - read)))
 
 
-def simulate(requests: Iterable[Any], profile: Profile) -> list[Hit]:
-    """Hits for logged requests (bench.logs.LoggedRequest); probe requests are not billed to the session."""
-    sim = CacheSim(profile)
-    out = []
-    for r in requests:
-        msgs = r.messages
-        out.append(sim.request(float(r.record.get("t") or 0.0), [m.hash for m in msgs], [m.tokens for m in msgs],
-                               r.tokens, breakpoints([m.tag for m in msgs], profile.max_breakpoints)))
-    return out
+def billed(record: dict[str, Any]) -> bool:
+    """Requests that belong to the session's bill: agent turns and writer calls that got an answer.
+    Probes are evaluation; a failed call is neither billed nor cached."""
+    return record.get("kind") != "probe" and not record.get("error")
 
 
-__all__ = ["Profile", "CacheSim", "Hit", "breakpoints", "simulate", "load_profile", "profile_names"]
+def hit_rates(records: Iterable[dict[str, Any]], profiles: Sequence[Profile]) -> dict[str, dict[str, float]]:
+    """cell -> profile name -> cache hit rate, re-simulated from a run's requests.jsonl records alone
+    (message hashes, token counts and tags are in the log; no scenario is needed)."""
+    state: dict[str, tuple[list, list[CacheSim], list[int]]] = {}
+    for rec in records:
+        cell = rec.get("cell", "")
+        prev, sims, sums = state.setdefault(cell, ([], [CacheSim(p) for p in profiles], [0] * (1 + len(profiles))))
+        cur = []
+        for s in rec["seq"]:
+            cur.extend(prev[s[0]:s[1]] if isinstance(s, list) else [(s["h"], s["n"], s["tag"])])
+        prev[:] = cur
+        if not billed(rec):
+            continue
+        hashes, tokens, tags = [c[0] for c in cur], [c[1] for c in cur], [c[2] for c in cur]
+        sums[0] += rec["tokens"]
+        for i, sim in enumerate(sims):
+            bps = breakpoints(tags, sim.p.max_breakpoints)
+            sums[i + 1] += sim.request(float(rec.get("t") or 0.0), hashes, tokens, rec["tokens"], bps).read
+    return {cell: {p.name: (sums[i + 1] / sums[0] if sums[0] else 0.0) for i, p in enumerate(profiles)}
+            for cell, (_, _, sums) in state.items()}
+
+
+__all__ = ["Profile", "CacheSim", "Hit", "breakpoints", "billed", "hit_rates", "load_profile", "profile_names"]

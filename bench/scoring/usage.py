@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cache_sim import CacheSim, Profile, breakpoints
+from ..cache_sim import CacheSim, Profile, billed, breakpoints
 from ..logs import LoggedRequest
 from ..pricing import Rates, cost
 
@@ -23,7 +23,7 @@ class Meter:
 
     def add(self, r: LoggedRequest) -> None:
         rec = r.record
-        if rec.get("error"):
+        if not billed(rec):
             return
         msgs = r.messages
         hit = self.sim.request(float(rec.get("t") or 0.0), [m.hash for m in msgs], [m.tokens for m in msgs],

@@ -1,0 +1,149 @@
+"""The memory-eval report of a run: report.md, a self-contained report.html and figures/*.png.
+
+`compaction-bench report RUN_DIR` re-renders it from the run's files alone
+(summary.csv, checks.csv, requests.jsonl, config.yaml), so a report can be
+rebuilt after the fact or for a run copied from elsewhere.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import BadInput
+from .render import Doc, Table, markdown, to_html
+
+USAGE = "usage: compaction-bench report RUN_DIR"
+OFFLINE_NOTE = ("`offline` is the built-in deterministic extractive stand-in (it keeps original sentences under "
+                "a budget and answers by extraction); it is not an LLM, and its numbers measure the strategies' "
+                "mechanics, not a model's judgement.")
+
+
+def write_report(run_dir: Path) -> Path:
+    """Write report.md, report.html and figures/*.png into `run_dir`; returns report.md's path."""
+    run_dir = Path(run_dir)
+    doc = build(run_dir)
+    figures = run_dir / "figures"
+    figures.mkdir(exist_ok=True)
+    for f in doc.figures():
+        (figures / f"{f.name}.png").write_bytes(f.png)
+    (run_dir / "report.html").write_text(to_html(doc), encoding="utf-8")
+    path = run_dir / "report.md"
+    path.write_text(markdown(doc), encoding="utf-8")
+    return path
+
+
+def _config(run_dir: Path) -> dict[str, Any]:
+    import yaml
+
+    path = run_dir / "config.yaml"
+    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
+
+
+def _rows(df, columns: list[str]) -> list[list[Any]]:
+    return [[None if v != v else v for v in row] for row in df[columns].itertuples(index=False)]
+
+
+def build(run_dir: Path) -> Doc:
+    import pandas as pd
+
+    from ..results import load
+    from . import data, figures
+
+    summary = load(run_dir)
+    checks = load(run_dir, "checks") if (run_dir / "checks.csv").exists() else pd.DataFrame(
+        columns=["strategy", "metric", "point", "check_point", "score", "kind", "item"])
+    cfg = _config(run_dir)
+    doc = Doc(f"compaction-bench report: {run_dir.name}")
+    _models(doc, summary, cfg)
+    if summary.empty:
+        doc.p("No finished cells.")
+        return doc
+    summary = summary.assign(retention=data.retention(summary))
+
+    doc.h("Strategies")
+    quality, cost = data.present(summary, data.QUALITY), data.present(summary, data.COST)
+    per = data.by(summary, ["strategy"], quality + cost)
+    cols = ["strategy", *data.present(per, quality)]
+    doc.table(Table(cols, _rows(per, cols), "Means over cells. Leakage and stale constraints: lower is better."))
+    cols = ["strategy", *data.present(per, cost)]
+    doc.table(Table(cols, _rows(per, cols), "Tokens and cost: means per cell (one session)."))
+    doc.figure(figures.bars(per, "strategy", data.present(per, ["goal_retention", "constraint_fidelity",
+                                                                "provenance_leakage"]),
+                            "quality", "Goal retention, constraint fidelity (higher is better) and provenance "
+                                       "leakage (lower is better) per strategy."))
+
+    if summary["writer"].nunique() > 1:
+        doc.h("Writer models")
+        per_w = data.by(summary, ["writer", "strategy"], quality + ["cost_usd", "compaction_failures"])
+        wcols = ["writer", "strategy", *data.present(per_w, quality + ["cost_usd", "compaction_failures"])]
+        doc.table(Table(wcols, _rows(per_w, wcols)))
+        doc.figure(figures.bars(data.by(summary, ["writer"], data.RETENTION), "writer",
+                                data.present(summary, data.RETENTION), "writers",
+                                "Retention per writer model, over every strategy and scenario."))
+
+    doc.h("Drift under repeated compaction")
+    doc.figure(figures.drift(data.drift(checks), "Mean score at each check point against the number of "
+                                                 "compactions so far (from checks.csv)."))
+
+    doc.h("Cost against retention")
+    doc.figure(figures.scatter(summary, "cost_usd", "retention", "cost",
+                               "One point per cell: dollar cost of the session against its mean retention "
+                               "(goal, constraints, facts)."))
+
+    doc.h("Prompt-cache hit rate by provider")
+    grid = data.cache_grid(run_dir, summary)
+    if not grid.empty:
+        gcols = list(grid.columns)
+        doc.table(Table(gcols, _rows(grid, gcols), "Each run's logs re-simulated under every bundled profile "
+                                                   "(conf/cache/); the run itself used "
+                                                   f"`{(cfg.get('cache') or {}).get('name', '?')}`."))
+        doc.figure(figures.bars(grid, "strategy", gcols[1:], "cache", "Cache hit rate per strategy and provider."))
+
+    doc.h("Per scenario")
+    pivot = summary.pivot_table(index="scenario", columns="strategy", values="retention", aggfunc="mean", sort=False)
+    doc.figure(figures.heatmap(pivot, "scenarios", "Mean retention (goal, constraints, facts) per scenario and "
+                                                   "strategy."))
+    _probes(doc, checks)
+    doc.h("All cells")
+    ccols = ["scenario", "strategy", "writer", *data.present(summary, quality + ["compactions", "cost_usd",
+                                                                                  "cache_hit_rate"])]
+    doc.table(Table(ccols, _rows(summary, ccols)))
+    return doc
+
+
+def _models(doc: Doc, summary, cfg: dict[str, Any]) -> None:
+    writers = sorted(set(summary["writer"].astype(str))) if not summary.empty else []
+    role = lambda r: str((cfg.get(r) or {}).get("model", "?"))  # noqa: E731
+    price = (cfg.get("price") or {}).get("model") or (cfg.get("cache") or {}).get("price_model", "?")
+    doc.p(f"Writer model(s): {', '.join(writers) or '?'}; agent (probes): {role('agent')}; "
+          f"judge: {role('judge')}. Cache profile: {(cfg.get('cache') or {}).get('name', '?')}; "
+          f"prices: {price} from litellm's bundled cost map.")
+    if "offline" in writers or "offline" in (role("agent"), role("judge")):
+        doc.p(OFFLINE_NOTE)
+
+
+def _probes(doc: Doc, checks) -> None:
+    from . import data
+
+    kinds = data.probe_kinds(checks)
+    if kinds.empty:
+        return
+    doc.h("Probes by kind")
+    cols = ["strategy", "kind", "probes", "passed", "failed_to_run", "pass_rate"]
+    doc.table(Table(cols, _rows(kinds, cols), "A probe whose agent or judge failed counts as not passed."))
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help") or len(argv) != 1:
+        print(USAGE, file=sys.stderr if len(argv) != 1 else sys.stdout)
+        return 0 if argv and argv[0] in ("-h", "--help") else 2
+    run_dir = Path(argv[0])
+    if not (run_dir / "summary.csv").exists():
+        raise BadInput(f"{run_dir}: no summary.csv (is it a results directory?)")
+    path = write_report(run_dir)
+    print(f"report: {path} and {path.with_suffix('.html')}")
+    return 0
+
+
+__all__ = ["write_report", "main"]

@@ -1,0 +1,69 @@
+"""The numbers a report shows, computed from a run's files with pandas (imported on use)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+QUALITY = ["goal_retention", "constraint_fidelity", "provenance_leakage", "stale_constraints", "fact_retention",
+           "user_words_retained", "probe_pass_rate"]
+COST = ["compactions", "compaction_failures", "input_tokens", "cached_input_tokens", "output_tokens",
+        "compaction_input_tokens", "compaction_output_tokens", "cost_usd", "cache_hit_rate"]
+RETENTION = ["goal_retention", "constraint_fidelity", "fact_retention"]
+DRIFT = {"goal": "goal", "constraint": "constraint", "fact": "fact"}
+
+
+def present(df, columns: list[str]) -> list[str]:
+    """Columns that exist and hold at least one value (a metric no cell had stays out of tables)."""
+    return [c for c in columns if c in df.columns and df[c].notna().any()]
+
+
+def by(df, keys: list[str], columns: list[str]):
+    """Mean per group of the columns present, groups in first-seen order."""
+    cols = present(df, columns)
+    return df.groupby(keys, sort=False)[cols].mean().reset_index()
+
+
+def retention(df):
+    """Mean of the retention metrics a cell has (goal, constraints, facts): one number per cell."""
+    cols = present(df, RETENTION)
+    return df[cols].mean(axis=1, skipna=True) if cols else df.index.to_series() * float("nan")
+
+
+def drift(checks):
+    """Mean score per strategy, metric and compaction number at check points."""
+    rows = checks[checks["point"].isin(["compaction", "final"]) & checks["metric"].isin(list(DRIFT))]
+    if rows.empty:
+        return rows
+    rows = rows.assign(score=rows["score"].astype(float), check_point=rows["check_point"].astype(int))
+    return rows.groupby(["strategy", "metric", "check_point"], sort=True)["score"].mean().reset_index()
+
+
+def probe_kinds(checks):
+    """Per strategy and probe kind: passed, graded, failed to run, pass rate (failures count as not passed)."""
+    rows = checks[checks["metric"] == "probe"]
+    if rows.empty:
+        return rows
+    rows = rows.assign(ran=rows["score"].notna(), passed=rows["score"].fillna(0).astype(float))
+    g = rows.groupby(["strategy", "kind"], sort=True)
+    out = g.agg(probes=("item", "size"), passed=("passed", "sum"), ran=("ran", "sum")).reset_index()
+    out["passed"] = out["passed"].astype(int)
+    out["failed_to_run"] = (out["probes"] - out["ran"]).astype(int)
+    out["pass_rate"] = out["passed"] / out["probes"]
+    return out.drop(columns=["ran"])
+
+
+def cache_grid(run_dir: Path, summary) -> Any:
+    """Cache hit rate per strategy and provider profile, re-simulated from requests.jsonl."""
+    import pandas as pd
+
+    from ..cache_sim import hit_rates, load_profile, profile_names
+    from ..logs import read_jsonl
+
+    profiles = [load_profile(n) for n in profile_names() if n != "none"]
+    rates = hit_rates(read_jsonl(run_dir / "requests.jsonl"), profiles)
+    if not rates:
+        return pd.DataFrame()
+    keys = ["scenario", "strategy", "writer", "window", "seed"]
+    names = summary[keys].astype(str).agg("/".join, axis=1)
+    rows = [{"strategy": s, **rates[n]} for n, s in zip(names, summary["strategy"]) if n in rates]
+    return pd.DataFrame(rows).groupby("strategy", sort=False).mean().reset_index() if rows else pd.DataFrame()

@@ -1,0 +1,104 @@
+"""One report document, rendered twice: Markdown and self-contained HTML.
+
+A report is a list of blocks (headings, paragraphs, tables, figures). Figures are
+PNG bytes: written to figures/NAME.png and linked from the Markdown, embedded as
+base64 in the HTML, so report.html needs no other file.
+"""
+from __future__ import annotations
+
+import base64
+import html
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Table:
+    columns: list[str]
+    rows: list[list[Any]]
+    note: str = ""
+
+
+@dataclass
+class Figure:
+    name: str
+    png: bytes
+    caption: str = ""
+
+
+@dataclass
+class Doc:
+    title: str
+    blocks: list[tuple[str, Any]] = field(default_factory=list)
+
+    def h(self, text: str) -> None:
+        self.blocks.append(("h", text))
+
+    def p(self, text: str) -> None:
+        self.blocks.append(("p", text))
+
+    def table(self, t: Table) -> None:
+        self.blocks.append(("table", t))
+
+    def figure(self, f: Figure | None) -> None:
+        if f is not None:
+            self.blocks.append(("figure", f))
+
+    def figures(self) -> list[Figure]:
+        return [b for kind, b in self.blocks if kind == "figure"]
+
+
+def cell(v: Any) -> str:
+    if v is None or v == "" or (isinstance(v, float) and v != v):
+        return ""
+    if isinstance(v, float):
+        return f"{v:.3f}" if abs(v) < 1000 else f"{v:,.0f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def markdown(doc: Doc) -> str:
+    out = [f"# {doc.title}", ""]
+    for kind, b in doc.blocks:
+        if kind == "h":
+            out += [f"## {b}", ""]
+        elif kind == "p":
+            out += [b, ""]
+        elif kind == "table":
+            out.append("| " + " | ".join(b.columns) + " |")
+            out.append("|" + "|".join("---" for _ in b.columns) + "|")
+            out += ["| " + " | ".join(cell(v).replace("|", "\\|") for v in row) + " |" for row in b.rows]
+            out += ([f"\n{b.note}"] if b.note else []) + [""]
+        elif kind == "figure":
+            out += [f"![{b.name}](figures/{b.name}.png)", ""]
+            if b.caption:
+                out += [f"*{b.caption}*", ""]
+    return "\n".join(out)
+
+
+STYLE = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em}
+th{background:#f3f3f3}td{text-align:right}td:first-child,td:nth-child(2){text-align:left}
+img{max-width:100%;border:1px solid #eee}figcaption{color:#555;font-size:.9em;margin-bottom:1.5em}"""
+
+
+def to_html(doc: Doc) -> str:
+    e = html.escape
+    out = ["<!doctype html><html><head><meta charset='utf-8'>", f"<title>{e(doc.title)}</title>",
+           f"<style>{STYLE}</style></head><body>", f"<h1>{e(doc.title)}</h1>"]
+    for kind, b in doc.blocks:
+        if kind == "h":
+            out.append(f"<h2>{e(b)}</h2>")
+        elif kind == "p":
+            out.append(f"<p>{e(b)}</p>")
+        elif kind == "table":
+            out.append("<table><tr>" + "".join(f"<th>{e(c)}</th>" for c in b.columns) + "</tr>")
+            out += ["<tr>" + "".join(f"<td>{e(cell(v))}</td>" for v in row) + "</tr>" for row in b.rows]
+            out.append("</table>" + (f"<p>{e(b.note)}</p>" if b.note else ""))
+        elif kind == "figure":
+            data = base64.b64encode(b.png).decode()
+            out.append(f"<figure><img alt='{e(b.name)}' src='data:image/png;base64,{data}'>"
+                       f"<figcaption>{e(b.caption)}</figcaption></figure>")
+    out.append("</body></html>")
+    return "\n".join(out)
