@@ -21,7 +21,7 @@ PLACEHOLDER = "[Old tool result cleared to save context]"
 
 
 class ContextEditing(Strategy):
-    def __init__(self, trigger: float | int = 0.5, keep: int = 3, clear_at_least: float | int = 0,
+    def __init__(self, trigger: float | int = 0.5, keep: int = 3, clear_at_least: float | int = 0.05,
                  exclude_tools: Sequence[str] = (), clear_tool_inputs: bool = False,
                  placeholder: str = PLACEHOLDER):
         check_share(trigger, "trigger")
