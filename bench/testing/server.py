@@ -240,3 +240,34 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                                                           "tool_calls": [call]}}]})
 
     return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m bench.testing [--fail KIND:N ...] [--lifetime S]`: serve until Ctrl-C or SIGTERM,
+    then print what was served (try a run against it by hand)."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m bench.testing", description=main.__doc__)
+    p.add_argument("--fail", action="append", default=[], metavar="KIND:N", help=f"queue N faults; {FAULTS}")
+    p.add_argument("--retry-after", type=float, default=0.1)
+    p.add_argument("--cached-tokens", type=int, default=0)
+    p.add_argument("--lifetime", type=float, default=3600.0)
+    args = p.parse_args(argv)
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: server._stop.set())
+    server = LoopbackServer(cached_tokens=args.cached_tokens, lifetime=args.lifetime).start()
+    for spec in args.fail:
+        kind, _, n = spec.partition(":")
+        server.fail(kind, int(n or 1), retry_after=args.retry_after)
+    print(server.url, flush=True)
+    try:
+        server._stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        print(f"calls={server.calls} faults={server.faults_served} answers={len(server.usage)} "
+              f"prompt_tokens={sum(u['prompt_tokens'] for u in server.usage)} "
+              f"completion_tokens={sum(u['completion_tokens'] for u in server.usage)}", flush=True)
+        server.stop()
+    return 0
