@@ -1,0 +1,144 @@
+"""How the offline writer reads a conversation: plain-text cues, no scenario truth.
+
+Everything here works on what an LLM would see in the checkpoint request:
+who said what (a `[Harness: ...]` first line marks a non-human source), the
+assistant's narration and tool calls, and tool output. The cues are simple
+and deterministic; they aim at what the seed asks a checkpoint to keep.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from bench.messages import MARKER, Message
+
+SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+CONTINUE = re.compile(r"^\W*(ok(ay)?|yes|yep|sure|go on|continue|carry on|keep going|proceed|next|thanks?( you)?|"
+                      r"sounds good|go ahead|do it|lgtm|great|done)\W*$", re.I)
+WITHDRAW = re.compile(r"\b(forget (what|about|that)|never mind|scratch that|ignore (what|my)|cancel|withdraw|"
+                      r"no longer|don't bother|disregard|drop the)\b", re.I)
+RULE = re.compile(r"\b(never|don't|do not|must|only|always|avoid|without|before|ask me|come to me|keep|may|"
+                  r"allowed|cannot|can't|prefer|rather|instead|stop|not|no one|nobody|make sure)\b", re.I)
+AGREE = re.compile(r"\b(only come to me|come to me|ask me|tell me|report|notify|sign-?off|you may|you can|"
+                   r"allowed to|without asking|don't ask|do not ask|up to you|yourself|approval)\b", re.I)
+BAN = re.compile(r"\b(never|do not|don't|must not|no one|avoid)\b", re.I)
+DIRECTION = re.compile(r"\b(new (task|goal)|from now on|switch to|change of plan|instead|now (please|let's|I want)|"
+                       r"also (please|add|do|review|fix)|after that|next,? (please|let's))\b", re.I)
+DECIDE = re.compile(r"\b(because|so that|since|rather than|instead of|as it|which means|due to|we keep|we use|"
+                    r"decided|go with|stick with|not propose)\b", re.I)
+LESSON = re.compile(r"\b(comes from|came from|not from|root cause|turned out|the cause|lesson|was wrong)\b", re.I)
+WAIT = re.compile(r"\b(wait(ing)? (for|on)|pending|needs? (your|my|her|his|their) sign-?off|until|scheduled|"
+                  r"in the background|blocked)\b", re.I)
+ERROR = re.compile(r"(error|fail|timeout|timed out|exception|warn|deprecated|denied|not found|cannot|refused|"
+                   r"panic|traceback)", re.I)
+DONE = re.compile(r"\b(all (\w+ )*(done|reviewed|fixed|finished|complete[d]?|merged))\b", re.I)
+ITEM = re.compile(r"#\d+|\b[\w./-]+\.(?:ts|tsx|js|jsx|py|go|rs|java|rb|md|ya?ml|json|c|h|cpp|sql|sh|toml|txt)\b")
+RANGE = re.compile(r"#(\d+)\s*(?:to|through|-|–|\.\.)\s*#?(\d+)")
+REF = re.compile(r"[\w.-]*/[\w./-]+(?::\d+)?|\b[\w-]+\.(?:ts|tsx|js|py|go|rs|md|ya?ml|json|sql|sh|toml)(?::\d+)?\b|"
+                 r"#\d+|\b[0-9a-f]{7,40}\b")
+
+
+def is_user(m: Message) -> bool:
+    """The human user's own message: user role without a harness source line."""
+    return m.role == "user" and not m.text.startswith(MARKER)
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in SENTENCE.split(text) if s and len(s.strip()) > 2]
+
+
+def stems(text: str) -> set[str]:
+    """Distinctive word stems (first five letters of longer words), for matching a withdrawal to its target."""
+    return {w[:5] for w in re.findall(r"[\w./#-]{5,}", text.lower())} - {"about", "forge", "ignor", "never",
+                                                                         "scrat", "withd", "cance", "disre"}
+
+
+def withdrawn(msg: object, later: list[Message]) -> bool:
+    """Whether a later user message takes back most of what `msg` says ("forget what I said about X")."""
+    parts = [stems(s) for s in sentences(getattr(msg, "text", ""))]
+    for m in later:
+        if not is_user(m):
+            continue
+        for clause in (s for s in sentences(m.text) if WITHDRAW.search(s)):
+            target = stems(clause)
+            need = min(2, len(target))
+            hit = sum(1 for p in parts if need and len(p & target) >= need)
+            if parts and hit * 2 >= len(parts):
+                return True
+    return False
+
+
+def items(text: str) -> list[str]:
+    """Queue items a goal names, in order: #101 to #106, file names, #ids."""
+    out: list[str] = []
+    for m in RANGE.finditer(text):
+        a, b = int(m.group(1)), int(m.group(2))
+        if 0 < b - a <= 60:
+            out += [f"#{i}" for i in range(a, b + 1)]
+    for m in ITEM.finditer(text):
+        if m.group(0) not in out:
+            out.append(m.group(0))
+    return out
+
+
+def said(m: Message) -> str:
+    """What an assistant message says and does: text plus call arguments (numbers as #ids)."""
+    args = " ".join(json.dumps(c.args, sort_keys=True) for c in m.calls)
+    nums = " ".join(f"#{n}" for n in re.findall(r'"(?:number|pr|id|issue)": (\d+)', args))
+    return f"{m.text} {args} {nums}"
+
+
+@dataclass
+class Progress:
+    items: list[str]
+    done: list[str] = field(default_factory=list)
+    current: str | None = None
+
+    @property
+    def next(self) -> str | None:
+        rest = [i for i in self.items if i not in self.done and i != self.current]
+        return rest[0] if rest else None
+
+
+def progress(queue: list[str], assistant: list[Message], start: str | None) -> Progress:
+    """Where a queue stands: the furthest item the agent works on; earlier ones are done."""
+    pos = queue.index(start) if start in queue else -1
+    finished = False
+    for m in assistant:
+        text = said(m)
+        hits = [queue.index(i) for i in queue if re.search(re.escape(i) + r"(?![\w])", text)]
+        if hits:
+            pos = max(pos, max(hits))
+        if DONE.search(m.text) and hits:
+            finished = True
+    if finished:
+        return Progress(queue, list(queue), None)
+    if pos < 0:
+        return Progress(queue)
+    return Progress(queue, queue[:pos], queue[pos])
+
+
+def refs(messages: list[Message]) -> list[str]:
+    """Exact references, most recent first: paths, ids, commits, commands."""
+    out: list[str] = []
+    for m in reversed(messages):
+        for c in m.calls:
+            for key in ("cmd", "command"):
+                if isinstance(c.args.get(key), str):
+                    out.append(f"`{c.args[key]}`")
+        out += REF.findall(m.text)
+    seen: set[str] = set()
+    return [r for r in out if not (r in seen or seen.add(r)) and len(r) > 3]
+
+
+def pitfalls(messages: list[Message], n: int = 5) -> list[str]:
+    """Error lines from tool output, verbatim, most recent first."""
+    out: list[str] = []
+    for m in reversed(messages):
+        if m.role != "tool":
+            continue
+        for line in m.text.splitlines():
+            if ERROR.search(line) and line.strip() not in out:
+                out.append(line.strip()[:200])
+    return out[:n]

@@ -1,0 +1,99 @@
+"""Shared helpers for the Vibey tests: sessions built from scenario dicts, replays, scripted writers.
+
+Kept in a test_ module so pytest's import path finds it; it holds one smoke test of its own.
+"""
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from typing import Any, Callable
+
+from bench import loader
+from bench.models.base import Model, Reply
+from bench.models.offline import OfflineModel
+from bench.replay import ReplayOptions, replay
+from bench.scenario import Call, Scenario
+from bench.tokens import tokenizer
+from strategies.vibey import Vibey
+
+TOK = tokenizer()
+
+
+def scenario(events: list[dict], *, window: int = 32_000, user: str = "Dana",
+             system: str = "You are a coding agent in the acme/api repository.") -> Scenario:
+    data = {"scenario": 1, "id": "t", "user": user, "window": window, "system": system, "events": events}
+    s, ck = loader.check(data)
+    assert s is not None, ck.problems
+    return s
+
+
+def filler(n_words: int, seed: str = "x") -> str:
+    """Tool output of roughly n_words tokens that never looks like an error or a reference."""
+    return " ".join(f"{seed}{i % 97}" for i in range(n_words))
+
+
+def long_session(turns: int = 40, words: int = 400, *, window: int = 32_000, extra: dict[int, list[dict]] | None = None
+                 ) -> Scenario:
+    """A PR queue worked through turn by turn, big tool outputs, a few user rules on the way."""
+    events: list[dict] = [{"id": "u1", "role": "user", "text": "Please review the open PRs #101 to #160 oldest to "
+                           "newest. Only come to me when a PR needs my sign-off. Never merge anything that "
+                           "touches billing/."}]
+    for i in range(turns):
+        pr = 101 + i
+        for e in (extra or {}).get(i, []):
+            events.append(e)
+        events.append({"id": f"a{i}", "role": "assistant", "text": f"Reviewing #{pr} next.",
+                       "calls": [{"id": f"c{i}", "tool": "gh_pr_view", "args": {"number": pr}}]})
+        events.append({"id": f"r{i}", "role": "tool", "call": f"c{i}", "text": f"#{pr} diff\n" + filler(words)})
+    events.append({"id": "end", "role": "assistant", "text": "Done for now."})
+    return scenario(events, window=window)
+
+
+def run(s: Scenario, strategy: Vibey | None = None, writer: Model | None = None, window: int | None = None,
+        markers: bool = True) -> tuple[Any, list[dict], list[dict], Vibey]:
+    strategy = strategy or Vibey()
+    strategy.name = "vibey"
+    rq, cp = io.StringIO(), io.StringIO()
+    stats = asyncio.run(replay(s, strategy, writer or OfflineModel(tok=TOK), TOK,
+                               ReplayOptions(window=window or s.window, markers=markers), rq, cp, "cell"))
+    reqs = [json.loads(x) for x in rq.getvalue().splitlines()]
+    comps = [json.loads(x) for x in cp.getvalue().splitlines()]
+    return stats, reqs, comps, strategy
+
+
+class Scripted(Model):
+    """A writer that answers each request with `script(messages, tools, n)` (n counts calls from 0)."""
+    name = "scripted"
+
+    def __init__(self, script: Callable[[list, list | None, int], Reply]):
+        self.script, self.n, self.seen = script, 0, []
+
+    async def chat(self, messages, *, tools=None, max_tokens=None, purpose=""):
+        self.seen.append((list(messages), tools, purpose))
+        reply = self.script(list(messages), tools, self.n)
+        self.n += 1
+        return reply
+
+
+class Wrapped(Model):
+    """The offline writer with a hook that may rewrite each reply (a writer that misbehaves on purpose)."""
+    name = "wrapped"
+
+    def __init__(self, change: Callable[[Reply, list], Reply]):
+        self.inner, self.change, self.seen = OfflineModel(tok=TOK), change, []
+
+    async def chat(self, messages, *, tools=None, max_tokens=None, purpose=""):
+        self.seen.append((list(messages), tools, purpose))
+        reply = await self.inner.chat(messages, tools=tools, max_tokens=max_tokens, purpose=purpose)
+        return self.change(reply, list(messages))
+
+
+def call(tool: str, **args: Any) -> Call:
+    return Call(f"k-{tool}-{abs(hash(json.dumps(args, sort_keys=True))) % 10_000}", tool, args)
+
+
+def test_long_session_checkpoints_with_the_offline_writer():
+    stats, reqs, comps, _ = run(long_session())
+    assert comps and all(c["ok"] and not c["fallback"] for c in comps), comps
+    assert stats.overflows == 0
