@@ -121,3 +121,13 @@ def test_cache_survives_concurrent_writers(tmp_path):
 def test_key_in_config_is_refused():
     with pytest.raises(BadInput, match="environment"):
         build(ModelConfig(model="openai/gpt-4o-mini", extra={"api_key": "sk-nope-123456789"}))
+
+
+def test_progress_is_quiet_in_ci_or_without_a_terminal(monkeypatch):
+    from bench.models import progress
+
+    monkeypatch.setenv("CI", "true")
+    assert progress.quiet()
+    monkeypatch.setenv("CI", "")
+    monkeypatch.setattr(progress.sys, "stderr", open(__file__))   # a file is no terminal
+    assert progress.quiet()
