@@ -23,19 +23,100 @@ def scenario_tokens(s: Scenario) -> int:
     return tok.request_size([m.tokens for m in msgs])
 
 
+CACHE_FILE = "scenario-rows.json"
+
+
+def expected_compactions(total: int, system: int, window: int) -> int:
+    """How often the conversation fills the room a compaction leaves, at the default trigger.
+
+    Estimate: floor((total - system) / (trigger - system)), with trigger =
+    min(0.9 window, window - reserve - margin): each compaction is assumed to
+    empty the conversation, so strategies that keep recent turns compact more often.
+    """
+    from .strategy import default_reserve, trigger_limit
+
+    trigger = trigger_limit(window, *default_reserve(window))
+    room = trigger - system
+    return max(0, (total - system) // room) if room > 0 else -1
+
+
+def _cache_path():
+    import os
+    from pathlib import Path
+
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "compaction-bench" / CACHE_FILE
+
+
+def _load_cache() -> dict:
+    import json
+
+    try:
+        return json.loads(_cache_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _save_cache(cache: dict) -> None:
+    import json
+
+    path = _cache_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(cache), encoding="utf-8")
+    except OSError:
+        pass   # a read-only home only costs speed
+
+
+def list_row(path, cache: dict) -> dict:
+    """id, tags, events, tokens, system tokens, window, title of one file; cached by path, size and mtime,
+    because counting a 1M-token scenario is the slow part of `scenarios list`."""
+    from .messages import system_message
+    from .tokens import tokenizer
+
+    st = path.stat()
+    key = str(path.resolve())
+    hit = cache.get(key)
+    if hit and hit.get("stamp") == [st.st_mtime_ns, st.st_size]:
+        return hit
+    s = loader.load(path)
+    row = {"stamp": [st.st_mtime_ns, st.st_size], "id": s.id, "tags": list(s.tags), "events": len(s.events),
+           "tokens": scenario_tokens(s), "system": system_message(tokenizer(), s).tokens, "window": s.window, "title": s.title}
+    cache[key] = row
+    return row
+
+
 def cmd_list(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="compaction-bench scenarios list")
+    p = argparse.ArgumentParser(prog="compaction-bench scenarios list",
+                                epilog="compactions: expected count at the scenario's window if each compaction empties the "
+                                       "conversation: (tokens - system) / (trigger - system), trigger = min(0.9 window, "
+                                       "window - reserve - margin). Strategies that keep recent turns compact more often.")
     p.add_argument("paths", nargs="*", help="files, directories or globs (default: the bundled scenarios)")
+    p.add_argument("--window", type=int, help="estimate compactions at this window instead of each scenario's own")
     a = p.parse_args(argv)
-    scenarios = loader.load_all(loader.expand(a.paths or [str(DEFAULT_DIR)], base=ROOT))
-    rows = []
-    for s in scenarios:
-        rows.append([s.id, ",".join(s.tags), str(len(s.events)), str(scenario_tokens(s)), str(s.window), s.title])
-    head = ["id", "tags", "events", "tokens", "window", "title"]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
-    print("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
+    if a.window is not None and a.window <= 0:
+        raise BadInput(f"--window: must be a positive integer, got {a.window}")
+    cache = _load_cache()
+    rows, problems = [], []
+    for path in loader.expand(a.paths or [str(DEFAULT_DIR)], base=ROOT):
+        try:
+            rows.append(list_row(path, cache))
+        except BadInput as exc:
+            problems.extend(exc.problems)
+    _save_cache(cache)
+    if problems:
+        raise BadInput(problems)
+    table = []
     for r in rows:
+        window = a.window or r["window"]
+        table.append([r["id"], ",".join(r["tags"]), str(r["events"]), str(r["tokens"]), str(window),
+                      str(expected_compactions(r["tokens"], r["system"], window)), r["title"]])
+    head = ["id", "tags", "events", "tokens", "window", "compactions", "title"]
+    widths = [max(len(h), *(len(r[i]) for r in table)) if table else len(h) for i, h in enumerate(head)]
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
+    for r in table:
         print("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())
+    total = sum(r["tokens"] for r in rows)
+    print(f"{len(rows)} scenarios, {total} tokens; compactions = (tokens - system) / (trigger - system) at the default trigger")
     return 0
 
 

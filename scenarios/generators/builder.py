@@ -7,12 +7,12 @@ template change cannot silently produce a scenario whose truth lies.
 """
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.importers.common import dumps
 from bench.loader import check, normalize
 from bench.messages import calls_text
 from bench.scenario import Call
@@ -156,26 +156,6 @@ class Script:
         return {"scenario": 1, "id": self.id, "title": self.title, "user": self.user_name, "window": self.window,
                 "tags": self.tags, "system": self.system, "events": self.events, "truth": self.truth,
                 "probes": self.probes}
-
-
-def dumps(data: dict[str, Any]) -> str:
-    """JSON with one event / truth item / probe per line: greppable, small diffs, fast to load."""
-    out = ["{"]
-    keys = list(data)
-    for i, key in enumerate(keys):
-        value, comma = data[key], "," if i < len(keys) - 1 else ""
-        if key in ("events", "probes") and value:
-            rows = ",\n".join("  " + json.dumps(v, ensure_ascii=False) for v in value)
-            out.append(f"{json.dumps(key)}: [\n{rows}\n]{comma}")
-        elif key == "truth" and value:
-            sections = []
-            for name, items in value.items():
-                rows = ",\n".join("    " + json.dumps(v, ensure_ascii=False) for v in items)
-                sections.append(f"  {json.dumps(name)}: [\n{rows}\n  ]")
-            out.append(f"{json.dumps(key)}: {{\n" + ",\n".join(sections) + f"\n}}{comma}")
-        else:
-            out.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
-    return "\n".join(out) + "\n}\n"
 
 
 def write(script: Script, out_dir: Path) -> Path:

@@ -1,0 +1,126 @@
+"""`compaction-bench import FORMAT PATH --out FILE`: turn a real transcript into a scenario.
+
+Formats: openai-chat (OpenAI chat messages, JSON or JSONL, incl. tau-bench
+records), swe-agent (.traj), openhands (event-stream JSONL, one task a line),
+claude-code (session log JSONL). A file holding several sessions (tau-bench,
+OpenHands) needs `--record N` (0-based) for one file or `--all` to write one
+scenario per session into the directory `--out`. PATH may also be a Hugging Face
+dataset id (`hf:owner/name`, with `--split`), read with `datasets` when online.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from ..errors import BadInput
+from .common import Transcript, dump, scenario, slug
+
+FORMATS = {"openai-chat": "openai_chat", "swe-agent": "swe_agent", "openhands": "openhands", "claude-code": "claude_code"}
+HF_PREFIX = "hf:"
+
+
+def read_json(path: Path) -> Any:
+    """A JSON document, or a JSONL file as a list of its lines' values; syntax errors name the line.
+
+    Local files are read with the json module rather than `datasets`: Arrow's schema
+    inference unifies nested records (adding null keys, turning tool arguments into
+    structs), which would change the transcript we are trying to keep verbatim.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: cannot read: {exc}")
+    if not text.strip():
+        raise BadInput(f"{path}: empty file")
+    if path.suffix != ".jsonl":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            if path.suffix == ".json" or exc.msg != "Extra data":
+                raise BadInput(f"{path}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})")
+    rows, problems = [], []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                problems.append(f"{path}:{n}: not valid JSON: {exc.msg} (column {exc.colno})")
+    if problems:
+        raise BadInput(problems[:20] + ([f"{path}: ... and {len(problems) - 20} more bad lines"] if len(problems) > 20 else []))
+    return rows
+
+
+def read_hub(name: str, split: str) -> list[Any]:
+    """Rows of a Hugging Face dataset (needs network or a local datasets cache)."""
+    try:
+        import datasets
+    except ImportError:
+        raise BadInput(f"{HF_PREFIX}{name}: the 'datasets' package is not installed")
+    try:
+        ds = datasets.load_dataset(name, split=split)
+    except Exception as exc:  # datasets raises many kinds (connection, not found, config): all are bad input here
+        raise BadInput(f"{HF_PREFIX}{name}: cannot load split '{split}': {' '.join(str(exc).split())[:300]}")
+    return [dict(row) for row in ds]
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="compaction-bench import", description=__doc__.split("\n\n")[0])
+    p.add_argument("format", choices=list(FORMATS), help="the transcript format")
+    p.add_argument("path", help=f"the transcript file, or {HF_PREFIX}OWNER/NAME for a Hugging Face dataset")
+    p.add_argument("--out", required=True, help="scenario file (.json or .yaml); a directory with --all")
+    pick = p.add_mutually_exclusive_group()
+    pick.add_argument("--record", type=int, metavar="N", help="which session of a multi-session file (0-based)")
+    pick.add_argument("--all", action="store_true", help="write every session, one scenario each, into the --out directory")
+    p.add_argument("--window", type=int, help="context window in tokens (default: a quarter of the session, min 4096)")
+    p.add_argument("--user", default="User", help="the human user's display name (default: User)")
+    p.add_argument("--id", help="scenario id (default: from the file name); with --all, a prefix")
+    p.add_argument("--split", default="train", help=f"dataset split for {HF_PREFIX} ids (default: train)")
+    a = p.parse_args(argv)
+    if a.window is not None and a.window <= 0:
+        raise BadInput(f"--window: must be a positive integer, got {a.window}")
+    if a.path.startswith(HF_PREFIX):
+        raw, origin = read_hub(a.path[len(HF_PREFIX):], a.split), a.path
+    else:
+        raw, origin = read_json(Path(a.path)), a.path
+    stem = slug(a.id or Path(origin.removeprefix(HF_PREFIX)).stem.split(".")[0])
+    reader = import_module(f"{__name__}.{FORMATS[a.format]}")
+    transcripts: list[Transcript] = reader.read(raw, origin, stem)
+    chosen = _choose(transcripts, a.record, a.all, origin)
+    out = Path(a.out)
+    if a.all and out.suffix in (".json", ".yaml", ".yml"):
+        raise BadInput(f"--out: with --all, --out is a directory, got the file name {out}")
+    results = [scenario(tr, user=a.user, window=a.window, tags=[a.format]) for tr in chosen]
+    for tr, (data, notes) in zip(chosen, results):
+        if len(chosen) == 1 and not a.all:
+            if a.id:
+                data["id"] = slug(a.id)
+            target = out
+        else:
+            target = out / f"{data['id']}.json"
+        dump(data, target)
+        roles = {r: sum(e["role"] == r for e in data["events"]) for r in ("user", "assistant", "tool", "background")}
+        print(f"wrote {target}: {data['id']}, {len(data['events'])} events ({', '.join(f'{k} {v}' for k, v in roles.items())}), "
+              f"window {data['window']}, {len(data['truth'].get('constraints', []))} constraint candidates")
+        for note in notes:
+            print(f"  note: {tr.origin}: {note}")
+    return 0
+
+
+def _choose(transcripts: list[Transcript], record: int | None, everything: bool, origin: str) -> list[Transcript]:
+    if not transcripts:
+        raise BadInput(f"{origin}: no conversation found")
+    if everything:
+        return transcripts
+    if record is not None:
+        if not 0 <= record < len(transcripts):
+            raise BadInput(f"--record: {origin} holds {len(transcripts)} sessions (0..{len(transcripts) - 1}), got {record}")
+        return [transcripts[record]]
+    if len(transcripts) > 1:
+        raise BadInput(f"{origin}: holds {len(transcripts)} sessions; pick one with --record N (0-based) "
+                       f"or write them all with --all --out DIR")
+    return transcripts

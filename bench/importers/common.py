@@ -1,0 +1,297 @@
+"""What every importer shares: a format-neutral transcript, its conversion to scenario events,
+the derived truth, the default window, and writing the file.
+
+Readers only translate their format into `Turn`s; pairing calls with results,
+unique ids, truth and validation happen here once, so the four formats behave
+the same way on the same kind of mess (reused call ids, calls without results,
+results without calls).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import BadInput
+from ..loader import check, normalize
+
+ACKS = {"continue", "ok", "okay", "k", "yes", "y", "no", "n", "thanks", "thank you", "thx", "go on", "go ahead", "proceed",
+        "sounds good", "lgtm", "great", "perfect", "sure", "keep going", "do it", "yep", "nope", "cool", "done", "next"}
+GREETING = re.compile(r"^(hi|hello|hey|thanks|thank you|great|ok|okay|sure|yes|no|perfect|good (morning|afternoon|evening))\b[\s,!.]*",
+                      re.I)
+PLEASANTRY = re.compile(r"^(thanks|thank you|cheers|bye|goodbye|have a (nice|good)|no worries|sorry)\b", re.I)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+KINDS = (  # first match wins; `must` when none does
+    ("ban", re.compile(r"^(please\s+)?(don'?t|do not|never|stop|avoid)\b|\b(you|we)\s+(must not|mustn'?t|should not|shouldn'?t|"
+                       r"may not|can'?t|cannot)\b|\b(not allowed|no longer)\b|\bplease (don'?t|do not|never)\b", re.I)),
+    ("authorization", re.compile(r"\b(you may|you can|feel free|allowed to|(ok|okay) to|permission|authori[sz]e)", re.I)),
+    ("reporting", re.compile(r"\b(let me know|tell me|report|ping me|notify me|come to me|ask me|check with me)\b", re.I)),
+    ("preference", re.compile(r"\b(prefer|i'?d like|i would like|i'?d rather|rather than|preferably)\b", re.I)),
+)
+STOP = {"the", "and", "that", "this", "with", "from", "have", "will", "would", "could", "should", "there", "their", "about",
+        "which", "please", "need", "want", "into", "your", "you", "for", "are", "can", "not", "but", "all", "any", "it's",
+        "when", "what", "where", "then", "than", "just", "also", "some", "know", "let's", "don't", "i'm", "i'd", "i'll", "can't", "won't", "sure", "sorry", "could", "okay", "hi", "hello", "yes"}
+QUOTE_CHARS = 200
+
+
+@dataclass
+class Turn:
+    """One message of a source transcript, in neutral form."""
+    role: str                                  # user | assistant | tool | background | system
+    text: str = ""
+    calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)   # (source call id, tool, args)
+    call: str | None = None                    # tool: the source call id it answers
+    source: str | None = None                  # background: watch | cron | callback | session | harness
+    t: float | None = None                     # seconds since the session started, when the source has times
+
+
+@dataclass
+class Transcript:
+    id: str
+    title: str
+    system: str
+    turns: list[Turn]
+    origin: str                                # "FILE" or "FILE record N", for messages
+
+
+def text_of(content: Any) -> str:
+    """Message content as text: a string, or a list of parts whose text parts are joined."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for p in content:
+            if isinstance(p, str):
+                parts.append(p)
+            elif isinstance(p, dict) and isinstance(p.get("text"), str):
+                parts.append(p["text"])
+            elif isinstance(p, dict) and p.get("type") in ("image", "image_url"):
+                parts.append("[image]")
+        return "\n".join(parts)
+    if isinstance(content, dict) and isinstance(content.get("text"), str):
+        return content["text"]
+    return json.dumps(content, ensure_ascii=False)
+
+
+def parse_args(raw: Any) -> dict[str, Any]:
+    """Tool-call arguments arrive as a JSON string or a mapping; anything else is kept under 'input'."""
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            return {"input": raw}
+        return value if isinstance(value, dict) else {"input": value}
+    return {} if raw is None else {"input": raw}
+
+
+def slug(text: str) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return (s or "imported")[:60].strip("-")
+
+
+# ---------------------------------------------------------------- events
+
+
+def events_from(turns: list[Turn]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Scenario events with fresh ids; returns (events, notes about what had to be adjusted).
+
+    Source call ids are not trusted to be unique (SWE-agent replays reuse them), so
+    each call gets a new id and a result pairs with the latest unanswered call of
+    its source id. A call that never gets a result loses its call (its text stays);
+    a result with no call becomes a harness background message.
+    """
+    events: list[dict[str, Any]] = []
+    notes: list[str] = []
+    n = {"u": 0, "a": 0, "r": 0, "b": 0, "c": 0}
+    open_calls: dict[str, list[tuple[dict[str, Any], str]]] = {}   # source id -> [(assistant event, new id)]
+    answered: set[str] = set()
+
+    def next_id(prefix: str) -> str:
+        n[prefix] += 1
+        return f"{prefix}{n[prefix]}"
+
+    for turn in turns:
+        ev: dict[str, Any]
+        if turn.role == "assistant":
+            ev = {"id": next_id("a"), "role": "assistant", "text": turn.text}
+            if turn.calls:
+                ev["calls"] = []
+                for src, tool, args in turn.calls:
+                    new = next_id("c")
+                    ev["calls"].append({"id": new, "tool": tool or "tool", "args": args})
+                    open_calls.setdefault(src, []).append((ev, new))
+        elif turn.role == "tool":
+            pending = open_calls.get(turn.call or "", [])
+            if pending:
+                _, new = pending.pop(0)
+                ev = {"id": next_id("r"), "role": "tool", "call": new, "text": turn.text}
+                answered.add(new)
+            else:
+                notes.append(f"a tool result for unknown call '{turn.call}' became a harness message")
+                ev = {"id": next_id("b"), "role": "background", "source": "harness", "text": turn.text}
+        elif turn.role == "background":
+            ev = {"id": next_id("b"), "role": "background", "source": turn.source or "harness", "text": turn.text}
+        else:
+            ev = {"id": next_id("u"), "role": "user", "text": turn.text}
+        if turn.t is not None:
+            ev["t"] = round(turn.t, 3)
+        events.append(ev)
+    for ev in events:
+        if ev.get("calls"):
+            kept = [c for c in ev["calls"] if c["id"] in answered]
+            if len(kept) < len(ev["calls"]):
+                notes.append(f"{ev['id']}: {len(ev['calls']) - len(kept)} call(s) without a result dropped")
+            if kept:
+                ev["calls"] = kept
+            else:
+                del ev["calls"]
+    _monotonic(events)
+    return events, notes
+
+
+def _monotonic(events: list[dict[str, Any]]) -> None:
+    """Source clocks can step back (retries, merged logs); the format needs non-decreasing times."""
+    last = None
+    for ev in events:
+        if "t" in ev:
+            if last is not None and ev["t"] < last:
+                ev["t"] = last
+            last = ev["t"]
+
+
+# ---------------------------------------------------------------- derived truth
+
+
+def substantive(text: str) -> bool:
+    """Not an acknowledgement, not a bare paste of terminal output or code."""
+    words = normalize(text).strip(" .!?")
+    if not words or words in ACKS or len(words.split()) < 3 and not re.search(r"[/_.:#0-9]", words):
+        return False
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    prose = [ln for ln in lines if _is_prose(ln)]
+    return bool(prose) and (len(lines) < 3 or len(prose) / len(lines) >= 0.2)
+
+
+def _is_prose(line: str) -> bool:
+    s = line.strip()
+    if s.startswith(("$ ", ">>> ", "at ", "File \"", "Traceback", "+", "-", "|", "{", "}", "```", "#!")):
+        return False
+    words = re.findall(r"[A-Za-z][A-Za-z'’-]+", s)
+    return len(words) >= 4 and sum(len(w) for w in words) >= 0.5 * len(s)
+
+
+def first_sentence(text: str) -> str | None:
+    """The first real sentence (greetings and one-word lines skipped), cut at a word boundary."""
+    for raw in SENTENCE_END.split(text):
+        s = raw.strip()
+        if PLEASANTRY.match(s):
+            continue
+        g = GREETING.match(s)
+        if g and len(s[g.end():].split()) >= 3:
+            s = s[g.end():]
+        if len(re.findall(r"[A-Za-z]{2,}", s)) < 3 or not _is_prose(s) and len(s.split()) < 5:
+            continue
+        if len(s) > QUOTE_CHARS:
+            s = s[:QUOTE_CHARS].rsplit(None, 1)[0]
+        return s
+    return None
+
+
+def kind_of(sentence: str) -> str:
+    for kind, pattern in KINDS:
+        if pattern.search(sentence):
+            return kind
+    return "must"
+
+
+def keys_of(sentence: str, most: int = 3) -> list[str]:
+    """Distinctive words: identifiers, numbers and paths first, then the longest plain words."""
+    words = [w.strip(".,;:!?()[]{}\"'`") for w in sentence.split()]
+    words = [w for w in dict.fromkeys(words) if len(w) >= 3 and w.lower() not in STOP]
+    marked = [w for w in words if re.search(r"[0-9_/.#@:-]", w) or (w[:1].isupper() and w != words[0])]
+    rest = sorted((w for w in words if w not in marked), key=len, reverse=True)
+    return (marked + rest)[:most]
+
+
+def derive_truth(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each substantive user message is a constraint candidate quoting its first sentence;
+    the first one is also the mission."""
+    constraints = []
+    for ev in events:
+        if ev["role"] != "user" or not substantive(ev["text"]):
+            continue
+        quote = first_sentence(ev["text"])
+        if quote is None:
+            continue
+        constraints.append({"id": f"k-{ev['id']}", "from": ev["id"], "kind": kind_of(quote), "quote": quote,
+                            "keys": keys_of(quote)})
+    truth: dict[str, Any] = {"constraints": constraints} if constraints else {}
+    if constraints:
+        first = constraints[0]
+        truth["mission"] = [{"id": "m1", "from": first["from"], "text": first["quote"], "keys": first["keys"][:2]}]
+    return truth
+
+
+# ---------------------------------------------------------------- scenario
+
+
+def default_window(system_tokens: int, message_tokens: list[int]) -> int:
+    """A quarter of the session, rounded to 1,000, at least 4,096 and room for the system prompt
+    plus the largest message, so compactions happen and every request can still fit."""
+    total = system_tokens + sum(message_tokens)
+    quarter = round(total / 4 / 1000) * 1000
+    room = -(-int((system_tokens + max(message_tokens, default=0) + 1000) / 0.8) // 1000) * 1000
+    return max(4096, quarter, room)
+
+
+def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """The scenario dict for a transcript, validated; raises BadInput naming the transcript."""
+    from ..messages import render_all, system_message
+    from ..tokens import tokenizer
+
+    events, notes = events_from(tr.turns)
+    if not any(e["role"] == "assistant" for e in events):
+        raise BadInput(f"{tr.origin}: no assistant message, nothing to replay")
+    data: dict[str, Any] = {"scenario": 1, "id": tr.id, "title": tr.title, "user": user, "window": window or 1,
+                            "tags": ["imported", *tags], "system": tr.system or "(no system prompt in the source)",
+                            "events": events, "truth": derive_truth(events)}
+    parsed, ck = check(data)
+    if parsed is None:
+        raise BadInput([f"{tr.origin}: {ck.display(p)}: {m}" for p, m in ck.problems])
+    if window is None:
+        tok = tokenizer()
+        data["window"] = default_window(system_message(tok, parsed).tokens, [m.tokens for m in render_all(tok, parsed)])
+    return data, notes
+
+
+def dump(data: dict[str, Any], path: Path) -> None:
+    """JSON (one event per line) or YAML, by the file's suffix."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix in (".yaml", ".yml"):
+        import yaml
+
+        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
+    else:
+        path.write_text(dumps(data), encoding="utf-8")
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """Scenario JSON with one event / truth item / probe per line: greppable, small diffs, fast to load."""
+    out = []
+    for key, value in data.items():
+        if key in ("events", "probes") and value:
+            rows = ",\n".join("  " + json.dumps(v, ensure_ascii=False) for v in value)
+            out.append(f"{json.dumps(key)}: [\n{rows}\n]")
+        elif key == "truth" and value:
+            sections = [f"  {json.dumps(name)}: [\n" + ",\n".join("    " + json.dumps(v, ensure_ascii=False) for v in items) + "\n  ]"
+                        for name, items in value.items()]
+            out.append(f"{json.dumps(key)}: {{\n" + ",\n".join(sections) + "\n}")
+        else:
+            out.append(f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}")
+    return "{\n" + ",\n".join(out) + "\n}\n"

@@ -1,0 +1,85 @@
+"""OpenAI chat messages: a list of messages, `{"messages": [...]}`, JSONL of messages, or
+records that hold a conversation under `traj` (tau-bench), `messages` or `conversation`.
+
+The first system messages become the scenario's system prompt; a later system
+message is something the harness injected mid-session, so it becomes a
+background message with source `harness`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import BadInput
+from .common import Transcript, Turn, first_sentence, parse_args, slug, text_of
+
+CONVERSATION_KEYS = ("traj", "messages", "conversation")
+
+
+def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
+    if isinstance(raw, dict):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise BadInput(f"{origin}: expected a list of chat messages or of records, got {type(raw).__name__}")
+    if all(isinstance(m, dict) and "role" in m for m in raw):
+        return [transcript(raw, origin, stem, stem)]
+    out, problems = [], []
+    for i, rec in enumerate(raw):
+        where = f"{origin} record {i}"
+        msgs = next((rec[k] for k in CONVERSATION_KEYS if isinstance(rec, dict) and isinstance(rec.get(k), list)), None)
+        if msgs is None:
+            problems.append(f"{where}: no chat messages (expected a list under one of: {', '.join(CONVERSATION_KEYS)})")
+            continue
+        task = rec.get("task_id")
+        sid = slug(f"{stem}-task-{task}" if task is not None else f"{stem}-{i}")
+        try:
+            out.append(transcript(msgs, where, sid, _title(rec, sid)))
+        except BadInput as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise BadInput(problems)
+    return out
+
+
+def _title(rec: dict[str, Any], sid: str) -> str:
+    task = ((rec.get("info") or {}).get("task") or {}) if isinstance(rec.get("info"), dict) else {}
+    instruction = task.get("instruction") if isinstance(task, dict) else None
+    extra = f" (reward {rec['reward']})" if "reward" in rec else ""
+    if isinstance(instruction, str) and first_sentence(instruction):
+        return f"{sid}{extra}: {first_sentence(instruction)}"
+    return sid + extra
+
+
+def transcript(msgs: list[Any], origin: str, sid: str, title: str) -> Transcript:
+    system: list[str] = []
+    turns: list[Turn] = []
+    problems = []
+    for n, m in enumerate(msgs):
+        if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+            problems.append(f"{origin}: message {n}: expected a mapping with a 'role'")
+            continue
+        role, text = m["role"], text_of(m.get("content"))
+        if role in ("system", "developer"):
+            if turns:
+                turns.append(Turn("background", text, source="harness"))
+            else:
+                system.append(text)
+        elif role == "user":
+            turns.append(Turn("user", text))
+        elif role == "assistant":
+            calls = []
+            for c in m.get("tool_calls") or []:
+                fn = c.get("function") or {} if isinstance(c, dict) else {}
+                calls.append((str(c.get("id")), fn.get("name") or "tool", parse_args(fn.get("arguments"))))
+            if isinstance(m.get("function_call"), dict):   # legacy single function call
+                fc = m["function_call"]
+                calls.append((f"fn:{fc.get('name')}", fc.get("name") or "tool", parse_args(fc.get("arguments"))))
+            turns.append(Turn("assistant", text, calls=calls))
+        elif role == "tool":
+            turns.append(Turn("tool", text, call=str(m.get("tool_call_id"))))
+        elif role == "function":
+            turns.append(Turn("tool", text, call=f"fn:{m.get('name')}"))
+        else:
+            problems.append(f"{origin}: message {n}: unknown role '{role}' (expected system, user, assistant, tool)")
+    if problems:
+        raise BadInput(problems)
+    return Transcript(sid, title, "\n\n".join(system), turns, origin)

@@ -1,0 +1,98 @@
+"""OpenHands event streams: JSONL with one task a line (`{instance_id, history: [...]}`),
+or a JSON list of events, or one record.
+
+Mapping: the agent's `system` action is the system prompt; a user `message`
+is a user event; an agent action with tool-call metadata is an assistant event
+whose call is answered by the observation that names it as `cause`; agent
+`message`/`finish` actions are plain assistant text; `recall` actions and their
+observations are OpenHands' own context plumbing and are left out; an
+observation nothing caused (an error report) becomes a harness message.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..errors import BadInput
+from .common import Transcript, Turn, slug, text_of
+
+SKIP_ACTIONS = ("recall", "system", "change_agent_state")
+SKIP_OBSERVATIONS = ("recall", "agent_state_changed", "null")
+
+
+def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
+    if isinstance(raw, dict):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise BadInput(f"{origin}: expected OpenHands records (JSONL, one task a line) or a list of events")
+    if all(isinstance(e, dict) and ("action" in e or "observation" in e) for e in raw):
+        return [transcript(raw, origin, stem, f"OpenHands: {stem}")]
+    out, problems = [], []
+    for i, rec in enumerate(raw):
+        where = f"{origin} record {i}"
+        if not isinstance(rec, dict) or not isinstance(rec.get("history"), list):
+            problems.append(f"{where}: no 'history' list of events")
+            continue
+        name = str(rec.get("instance_id") or i)
+        try:
+            out.append(transcript(rec["history"], where, slug(f"{stem}-{name}"), f"OpenHands: {name}"))
+        except BadInput as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise BadInput(problems)
+    return out
+
+
+def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcript:
+    system, turns, problems = "", [], []
+    caused = {e.get("cause") for e in history if isinstance(e, dict) and "observation" in e}
+    start = None
+    for n, e in enumerate(history):
+        if not isinstance(e, dict):
+            problems.append(f"{origin}: history[{n}]: expected a mapping")
+            continue
+        t = _seconds(e.get("timestamp"))
+        start = t if start is None and t is not None else start
+        rel = None if t is None or start is None else t - start
+        args = e.get("args") if isinstance(e.get("args"), dict) else {}
+        if "action" in e:
+            action, src = e["action"], e.get("source")
+            if action == "system":
+                system = text_of(args.get("content")) or text_of(e.get("message"))
+            elif action in SKIP_ACTIONS:
+                continue
+            elif src == "user":
+                turns.append(Turn("user", text_of(args.get("content")) or text_of(e.get("message")), t=rel))
+            elif src == "agent":
+                meta = e.get("tool_call_metadata") or {}
+                thought = text_of(args.get("thought")) or (text_of(args.get("content")) if action == "message" else "")
+                if action == "finish":
+                    thought = "\n\n".join(x for x in (thought, text_of(args.get("final_thought"))) if x)
+                calls = []
+                if e.get("id") in caused:
+                    call_args = {k: v for k, v in args.items() if k not in ("thought", "is_input")}
+                    calls = [(str(e["id"]), meta.get("function_name") or action, call_args)]
+                turns.append(Turn("assistant", thought or text_of(e.get("message")), calls=calls, t=rel))
+            else:
+                turns.append(Turn("background", text_of(e.get("message")), source="harness", t=rel))
+        elif "observation" in e:
+            if e["observation"] in SKIP_OBSERVATIONS:
+                continue
+            text = text_of(e.get("content")) or text_of(e.get("message"))
+            cause = e.get("cause")
+            turns.append(Turn("tool", text, call=str(cause), t=rel) if cause is not None
+                         else Turn("background", text, source="harness", t=rel))
+        else:
+            problems.append(f"{origin}: history[{n}]: neither an action nor an observation")
+    if problems:
+        raise BadInput(problems)
+    return Transcript(sid, title, system, turns, origin)
+
+
+def _seconds(stamp: Any) -> float | None:
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
