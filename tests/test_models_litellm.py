@@ -119,8 +119,14 @@ def test_cache_survives_concurrent_writers(tmp_path):
 
 
 def test_key_in_config_is_refused():
-    with pytest.raises(BadInput, match="environment"):
+    with pytest.raises(BadInput, match="keys come from the environment"):
         build(ModelConfig(model="openai/gpt-4o-mini", extra={"api_key": "sk-nope-123456789"}))
+
+
+def test_missing_provider_key_is_bad_input(monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(BadInput, match="ANTHROPIC_API_KEY is not set"):
+        build(ModelConfig(model="anthropic/claude-sonnet-4-5"))
 
 
 def test_progress_is_quiet_in_ci_or_without_a_terminal(monkeypatch):

@@ -64,6 +64,11 @@ class LitellmModel(Model):
         if secret:
             raise BadInput(f"model {cfg.model}: {', '.join(secret)}: keys come from the environment "
                            f"(e.g. OPENAI_API_KEY), never from the config")
+        if not cfg.api_base:
+            missing = [k for k in _litellm().validate_environment(cfg.model).get("missing_keys") or ()
+                       if SECRET_NAME.search(k)]
+            if missing:
+                raise BadInput(f"model {cfg.model}: {', '.join(missing)} is not set in the environment")
         self.cfg = cfg
         self.name = cfg.model
         self.cache = ResponseCache(cfg.cache_dir) if cfg.cache_dir else None
