@@ -23,6 +23,7 @@ RULE = re.compile(r"\b(never|don't|do not|must|only|always|avoid|without|before|
 AGREE = re.compile(r"\b(only come to me|come to me|ask me|tell me|report|notify|sign-?off|you may|you can|"
                    r"allowed to|without asking|don't ask|do not ask|up to you|yourself|approval)\b", re.I)
 BAN = re.compile(r"\b(never|do not|don't|must not|no one|avoid)\b", re.I)
+MUST = re.compile(r"\b(must|keep the|always|make sure|has to|have to)\b", re.I)
 DIRECTION = re.compile(r"\b(new (task|goal)|from now on|switch to|change of plan|instead|now (please|let's|I want)|"
                        r"also (please|add|do|review|fix)|after that|next,? (please|let's))\b", re.I)
 DECIDE = re.compile(r"\b(because|so that|since|rather than|instead of|as it|which means|due to|we keep|we use|"
@@ -42,6 +43,15 @@ REF = re.compile(r"[\w.-]*/[\w./-]+(?::\d+)?|\b[\w-]+\.(?:ts|tsx|js|py|go|rs|md|
 def is_user(m: Message) -> bool:
     """The human user's own message: user role without a harness source line."""
     return m.role == "user" and not m.text.startswith(MARKER)
+
+
+def source(m: Message) -> str:
+    """Who a message is from, as the request shows it: 'the watch message', 'me', the user."""
+    if m.role == "assistant":
+        return "me"
+    if m.role == "user" and m.text.startswith(MARKER):
+        return f"the {m.text[len(MARKER):].split(']', 1)[0].strip()} message (not the user)"
+    return "the user" if m.role == "user" else f"the {m.tool or 'tool'} output"
 
 
 def sentences(text: str) -> list[str]:
