@@ -78,10 +78,11 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any) -> tuple[dict[str, Any
     rows: list[dict[str, Any]] = []
     points: list[dict[str, float]] = []
     checked: set[int] = set()
+    readings: dict[str, tuple] = {}
     passed, pending, last, prev = 0, False, None, None
 
     def check(r: Any, k: int, point: str) -> None:
-        checks = run_all(build(r.messages), timeline.at(timeline.pos.get(r.record.get("event"), 0)), user_pattern)
+        checks = run_all(build(r.messages, readings), timeline.at(timeline.pos.get(r.record.get("event"), 0)), user_pattern)
         points.append(point_values(checks))
         checked.add(r.i)
         rows.extend({**base, "check_point": k, "point": point, "request": r.i, "event": r.record.get("event"),

@@ -33,20 +33,33 @@ class View:
         return key in self.text
 
 
-def build(messages: Sequence[Message]) -> View:
-    everything, user, memo, written = [], [], [], []
+def build(messages: Sequence[Message], memo: dict[str, tuple] | None = None) -> View:
+    """The View of a request; `memo` (per cell) keeps each message's readings by hash, since
+    consecutive check points share most of their messages."""
+    memo = {} if memo is None else memo
+    everything, user, said, written = [], [], [], []
     for m in messages:
-        everything.append(normalize(m.text))
-        if m.calls:
-            everything.append(normalize(calls_text(m.calls)))
-        for part in m.segments():
-            if part.tag == "memo":
-                memo.append(normalize(part.text))
-            elif part.tag in USER_WORDS or (part.tag == "background" and not part.text.lstrip().startswith(MARKER)):
-                user.append(normalize(part.text))
-            elif part.tag not in EVENT_TAGS:
-                written.extend(normalize(s) for s in SENTENCES.split(part.text) if s.strip())
-    return View(SEP.join(everything), SEP.join(user), SEP.join(memo), written)
+        r = memo.get(m.hash)
+        if r is None:
+            r = memo[m.hash] = _read(m)
+        everything.append(r[0])
+        user.extend(r[1])
+        said.extend(r[2])
+        written.extend(r[3])
+    return View(SEP.join(everything), SEP.join(user), SEP.join(said), written)
+
+
+def _read(m: Message) -> tuple[str, list[str], list[str], list[str]]:
+    text = normalize(m.text + ("\n" + calls_text(m.calls) if m.calls else ""))
+    user, memo, written = [], [], []
+    for part in m.segments():
+        if part.tag == "memo":
+            memo.append(normalize(part.text))
+        elif part.tag in USER_WORDS or (part.tag == "background" and not part.text.lstrip().startswith(MARKER)):
+            user.append(normalize(part.text))
+        elif part.tag not in EVENT_TAGS:
+            written.extend(normalize(s) for s in SENTENCES.split(part.text) if s.strip())
+    return text, user, memo, written
 
 
 def names_user(user: str) -> re.Pattern[str]:
