@@ -76,13 +76,18 @@ def test_summary_decided_from_content_not_purpose(record):
     assert a.text == b.text and "pool.ts:42" in a.text and HEADER not in a.text
 
 
-def test_answers_question_by_extraction(scenario, record):
-    at = scenario.index()
-    for probe in scenario.probes:
-        if probe.kind != "recall":
-            continue
+@pytest.mark.parametrize("name", ["pr-queue-small", "debug-then-recall"])
+def test_answers_recall_question_by_extraction(name):
+    # debug-then-recall needs the path's pieces ('bar.ts' in 'src/upstream/bar.ts:88') and a
+    # stem ('warning' ~ 'WARN') to find the line among many similar ones
+    scenario = loader.load(ROOT / f"scenarios/hand/{name}.yaml")
+    record, at = render_all(TOK, scenario), scenario.index()
+    recall = [p for p in scenario.probes if p.kind == "recall"]
+    assert recall
+    for probe in recall:
         reply = chat([*record[:at[probe.at] + 1], user(probe.ask)])
         assert any(e.lower() in reply.text.lower() for e in probe.expect), reply.text
+        assert TOK.count(reply.text) < 120     # a sentence or two, not the context
 
 
 def test_unanswerable_question():

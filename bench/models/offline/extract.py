@@ -131,13 +131,36 @@ def _dedupe(pool: list[Sentence]) -> list[Sentence]:
 
 
 def terms(text: str) -> set[str]:
-    """Content words, cut to a 5-letter stem so 'reviewed' meets 'review'."""
+    """Content words, stemmed so 'reviewed' meets 'review'; a path also gives
+    its pieces, so 'bar.ts' meets 'src/upstream/bar.ts:88'."""
     out = set()
-    for w in WORD.findall(text.lower()):
-        w = w.strip(".:/-")
-        if len(w) > 1 and w not in STOP:
-            out.add(w if w[0] == "#" or any(c.isdigit() for c in w) else w[:5])
+    for word in WORD.findall(text.lower()):
+        pieces = [word] + (re.split(r"[/:]", word) if re.search(r"\w[/:]\w", word) else [])
+        for w in pieces:
+            w = w.strip(".:/-")
+            if len(w) > 1 and w not in STOP:
+                out.add(w if w[0] == "#" or any(c in ".0123456789" for c in w) else stem(w))
     return out
+
+
+def stem(word: str) -> str:
+    """A crude stem: one common suffix off, then 5 letters ('warning', 'warns' -> 'warn')."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:5]
+
+
+def wanted_kind(question: str, s: Sentence) -> float:
+    """A question asking for a file, a line or a number prefers sentences that hold one."""
+    q = question.lower()
+    bonus = 0.0
+    if re.search(r"\b(file|path|line|where)\b", q) and PATH.search(s.text):
+        bonus += 1.0 + 0.5 * bool(re.search(r"\.\w+:\d+", s.text) and "line" in q)
+    if re.search(r"\b(how many|how much|number|count|version|which id)\b", q) and NUMBER.search(s.text):
+        bonus += 0.5
+    return bonus
 
 
 def answer(messages: Sequence[Message], question: str, budget: int | None, tok: Tokenizer) -> str:
@@ -156,7 +179,7 @@ def answer(messages: Sequence[Message], question: str, budget: int | None, tok: 
         hits = bag & want
         s.score = sum(math.log((n + 1) / (df[w] + 0.5)) for w in hits)
         if hits:
-            s.score += 0.5 * (s.pos + 1) / n + 0.3 * (s.label == "User")
+            s.score += 0.5 * (s.pos + 1) / n + 0.3 * (s.label == "User") + wanted_kind(question, s)
     ranked = sorted(pool, key=lambda s: (-s.score, -s.pos))
     if ranked[0].score <= 0:
         return "I do not know."
