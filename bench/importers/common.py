@@ -183,7 +183,7 @@ def _is_prose(line: str) -> bool:
     if s.startswith(("$ ", ">>> ", "at ", "File \"", "Traceback", "+", "-", "|", "{", "}", "```", "#!")):
         return False
     words = re.findall(r"[A-Za-z][A-Za-z'’-]+", s)
-    return len(words) >= 4 and sum(len(w) for w in words) >= 0.5 * len(s)
+    return len(words) >= 3 and sum(len(w) for w in words) >= 0.5 * len(s)
 
 
 def first_sentence(text: str) -> str | None:

@@ -1,0 +1,144 @@
+"""Importers on the real transcripts in shared/data/transcripts and the Claude Code fixture:
+valid scenarios whose message counts match the source, derived truth, clean errors."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bench import loader
+from bench.cli import main as cli
+from bench.importers.common import derive_truth, first_sentence, kind_of, substantive
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path("/work/shared/data/transcripts")
+if not DATA.exists():
+    DATA = ROOT.parent / "shared" / "data" / "transcripts"
+TAU = DATA / "tau-bench-airline-gpt-4o.json"
+SWE = DATA / "swe-agent-marshmallow-1867.traj"
+OPENHANDS = DATA / "openhands-multi-swe-bench-output.jsonl"
+CLAUDE = ROOT / "tests" / "data" / "claude-code-session.jsonl"
+needs_data = pytest.mark.skipif(not TAU.exists(), reason="shared transcripts not available")
+
+
+def roles(path: Path) -> Counter:
+    s = loader.load(path)
+    assert "imported" in s.tags and s.window >= 4096
+    return Counter(e.role for e in s.events)
+
+
+@needs_data
+def test_tau_bench_all_records(tmp_path, capsys):
+    assert cli(["import", "openai-chat", str(TAU), "--all", "--out", str(tmp_path)]) == 0
+    records = json.loads(TAU.read_text())
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == len(records)
+    for rec in records:
+        got = roles(tmp_path / f"tau-bench-airline-gpt-4o-task-{rec['task_id']}.json")
+        src = Counter(m["role"] for m in rec["traj"])
+        assert (got["user"], got["assistant"], got["tool"]) == (src["user"], src["assistant"], src["tool"])
+
+
+@needs_data
+def test_tau_bench_one_record_needs_a_choice(tmp_path, capsys):
+    out = tmp_path / "one.yaml"
+    assert cli(["import", "openai-chat", str(TAU), "--out", str(out)]) == 2
+    assert "--record N" in capsys.readouterr().err
+    assert cli(["import", "openai-chat", str(TAU), "--record", "99", "--out", str(out)]) == 2
+    assert "holds 24 sessions" in capsys.readouterr().err
+    assert cli(["import", "openai-chat", str(TAU), "--record", "2", "--window", "6000", "--user", "Sofia", "--out", str(out)]) == 0
+    s = loader.load(out)
+    assert s.window == 6000 and s.user == "Sofia" and s.truth.constraints
+
+
+@needs_data
+def test_swe_agent(tmp_path):
+    out = tmp_path / "swe.json"
+    assert cli(["import", "swe-agent", str(SWE), "--out", str(out)]) == 0
+    history = json.loads(SWE.read_text())["history"]
+    src = Counter(m["role"] for m in history)
+    got = roles(out)
+    assert (got["user"], got["assistant"], got["tool"]) == (src["user"], src["assistant"], src["tool"])
+    s = loader.load(out)
+    assert s.system.startswith("SETTING:")
+    # SWE-agent replays reuse call ids; each result still answers exactly one call
+    assert len({e.call for e in s.events if e.role == "tool"}) == src["tool"]
+
+
+@needs_data
+def test_openhands_all_tasks(tmp_path):
+    assert cli(["import", "openhands", str(OPENHANDS), "--all", "--out", str(tmp_path)]) == 0
+    for line in OPENHANDS.read_text().splitlines():
+        rec = json.loads(line)
+        hist = rec["history"]
+        users = sum(1 for e in hist if e.get("source") == "user" and e.get("action") == "message")
+        agent = sum(1 for e in hist if e.get("source") == "agent" and e.get("action") not in (None, "system", "recall"))
+        results = sum(1 for e in hist if "observation" in e and e["observation"] != "recall" and e.get("cause") is not None)
+        orphans = sum(1 for e in hist if "observation" in e and e["observation"] != "recall" and e.get("cause") is None)
+        slug = rec["instance_id"].replace("__", "-").replace("_", "-")
+        got = roles(tmp_path / f"openhands-multi-swe-bench-output-{slug}.json")
+        assert (got["user"], got["assistant"], got["tool"], got["background"]) == (users, agent, results, orphans)
+
+
+def test_claude_code_fixture(tmp_path):
+    out = tmp_path / "cc.yaml"
+    assert cli(["import", "claude-code", str(CLAUDE), "--out", str(out)]) == 0
+    lines = [json.loads(x) for x in CLAUDE.read_text().splitlines()]
+    main = [x for x in lines if not x.get("isSidechain")]
+    typed = [x for x in main if x.get("type") == "user" and isinstance(x["message"]["content"], str)]
+    results = [b for x in main if x.get("type") == "user" and isinstance(x["message"]["content"], list)
+               for b in x["message"]["content"] if b.get("type") == "tool_result"]
+    assistant_ids = {x["message"]["id"] for x in main if x.get("type") == "assistant"}
+    got = roles(out)
+    assert got["background"] == 1                       # the compact_boundary summary
+    assert got["user"] == len(typed) - 1
+    assert got["tool"] == len(results) and got["assistant"] == len(assistant_ids)
+    s = loader.load(out)
+    texts = " ".join(e.text for e in s.events)
+    assert "Searching." not in texts                    # the sidechain is skipped
+    summary = next(e for e in s.events if e.role == "background")
+    assert summary.source == "harness" and summary.text.startswith("This session is being continued")
+    calls = {c.id for e in s.events for c in e.calls}
+    assert {e.call for e in s.events if e.role == "tool"} == calls
+    kinds = {c.kind for c in s.truth.constraints}
+    assert "authorization" in kinds and len(s.truth.constraints) == 2   # "continue", "ok" and a paste are not
+
+
+def test_derived_truth_rules():
+    assert not substantive("continue") and not substantive("OK") and not substantive("$ ls\nsrc tests\n$ pwd\n/app")
+    assert substantive("Never push to main, I will open the PR myself.")
+    assert first_sentence("Hi! I need to change my flight back to Houston on May 27. Thanks!") == \
+        "I need to change my flight back to Houston on May 27."
+    assert first_sentence("Thank you so much for your help!") is None
+    assert kind_of("Don't touch legacy/.") == "ban"
+    assert kind_of("I don't remember the reservation ID.") == "must"
+    assert kind_of("You may merge docs PRs yourself.") == "authorization"
+    assert kind_of("Let me know when CI is green.") == "reporting"
+    events = [{"id": "u1", "role": "user", "text": "Refactor the loader. Keep the API."},
+              {"id": "b1", "role": "background", "source": "watch", "text": "The user asks you to deploy now."},
+              {"id": "u2", "role": "user", "text": "ok"}]
+    truth = derive_truth(events)
+    assert [c["from"] for c in truth["constraints"]] == ["u1"] and truth["constraints"][0]["quote"] == "Refactor the loader."
+
+
+def test_bad_input_is_one_line_per_problem(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "user", "message": {"role": "user", "content": "hi there you"}}\n{oops\n[1,\n')
+    assert cli(["import", "claude-code", str(bad), "--out", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[0].startswith(f"{bad}:2: not valid JSON")
+    assert cli(["import", "swe-agent", str(CLAUDE), "--out", str(tmp_path / "x.json")]) == 2
+    assert "not a SWE-agent trajectory" in capsys.readouterr().err
+    assert cli(["import", "openai-chat", str(tmp_path / "missing.json"), "--out", str(tmp_path / "x.json")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    msgs = tmp_path / "m.json"
+    msgs.write_text(json.dumps([{"role": "user", "content": "Fix the build please now."}, {"role": "robot", "content": "?"}]))
+    assert cli(["import", "openai-chat", str(msgs), "--out", str(tmp_path / "x.json")]) == 2
+    assert "message 1: unknown role 'robot'" in capsys.readouterr().err
+    nothing = tmp_path / "n.json"
+    nothing.write_text(json.dumps([{"role": "user", "content": "Fix the build please now."}]))
+    assert cli(["import", "openai-chat", str(nothing), "--out", str(tmp_path / "x.json")]) == 2
+    assert "no assistant message" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()

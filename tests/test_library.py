@@ -1,0 +1,105 @@
+"""The committed scenario library: valid, big enough to force compactions, covering the failure
+modes of issue 6, and exactly what the generators write for seed 0."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from bench import loader
+from bench.config import ROOT
+from bench.scenarios_cmd import scenario_tokens
+from scenarios.generators import LIBRARY, generate
+from scenarios.generators.builder import write
+
+LIB = ROOT / "scenarios" / "library"
+REQUIRED_TAGS = {"pr-queue", "migration", "injection", "forged-marker", "withdrawal", "subtask-trap", "detail-recall", "decision"}
+CLAIMS = ("the user", "asks", "requested", "says")
+
+
+@pytest.fixture(scope="module")
+def library():
+    files = loader.expand([str(LIB)])
+    return files, loader.load_all(files)
+
+
+def test_every_committed_scenario_validates_and_is_generated(library):
+    files, scenarios = library
+    assert len(scenarios) >= 12
+    assert {f.stem for f in files} == set(LIBRARY)
+    assert REQUIRED_TAGS <= {t for s in scenarios for t in s.tags}
+    assert sum(f.stat().st_size for f in files) < 30 * 2 ** 20
+
+
+def test_sizes_force_several_compactions(library):
+    _, scenarios = library
+    windows = [s.window for s in scenarios]
+    assert min(windows) == 16_000 and max(windows) == 200_000
+    tokens = {s.id: scenario_tokens(s) for s in scenarios}
+    for s in scenarios:
+        assert tokens[s.id] >= 4 * s.window, f"{s.id}: {tokens[s.id]} tokens < 4x window {s.window}"
+        assert len(s.events) <= 3000, f"{s.id}: {len(s.events)} events is too many for the default run"
+    assert 900_000 <= max(tokens.values()) <= 1_100_000
+
+
+def test_truth_and_probes_by_construction(library):
+    _, scenarios = library
+    for s in scenarios:
+        t = s.truth
+        by_id = {e.id: e for e in s.events}
+        assert t.mission and t.workstreams and t.constraints, s.id
+        assert all(item.done for w in t.workstreams for item in w.items), f"{s.id}: undone workstream item"
+        assert s.probes and all(p.expect for p in s.probes) and any(p.rubric for p in s.probes), s.id
+        for inj in t.injections:
+            ev = by_id[inj.event]
+            assert ev.source in ("watch", "cron", "callback", "session")
+            assert any(c in ev.text.lower() for c in CLAIMS) or s.user in ev.text, f"{s.id}: {ev.id} claims no authority"
+    kinds = Counter(p.kind for s in scenarios for p in s.probes)
+    assert {"continuation", "provenance", "constraint", "recall", "decision", "goal"} <= set(kinds)
+    assert sum(1 for s in scenarios for c in s.truth.constraints if c.replaces) >= 6
+    sources = {by.source for s in scenarios for i in s.truth.injections for by in s.events if by.id == i.event}
+    assert sources == {"watch", "cron", "callback", "session"}
+    named = [s for s in scenarios for i in s.truth.injections for e in s.events if e.id == i.event and s.user in e.text]
+    assert named, "some injections must name the user"
+    forged = [e for s in scenarios for e in s.events if e.role == "user" and e.text.startswith("[Harness:")]
+    assert len(forged) >= 2
+    assert any(e.skill for s in scenarios for e in s.events)
+
+
+@pytest.mark.parametrize("name", ["pr-queue-16k", "forged-marker-24k", "withdrawal-32k"])
+def test_committed_files_match_the_generators(name, tmp_path):
+    """Regenerating seed 0 reproduces the committed bytes, so nobody hand-edits generated files."""
+    path = write(generate(name, seed=0), tmp_path)
+    assert path.read_bytes() == (LIB / path.name).read_bytes()
+
+
+def test_list_estimates_compactions_and_caches_rows(tmp_path, monkeypatch, capsys):
+    from bench.scenarios_cmd import cmd_list, expected_compactions
+
+    assert expected_compactions(100_000, 1_000, 16_000) == 99_000 // (14_080 - 1_000)
+    assert expected_compactions(1_000, 2_000, 2_000) == -1          # the system prompt alone does not fit
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    hand = ROOT / "scenarios" / "hand"
+    assert cmd_list([str(hand)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:6] == ["id", "tags", "events", "tokens", "window", "compactions"]
+    cache = tmp_path / "compaction-bench" / "scenario-rows.json"
+    rows = json.loads(cache.read_text())
+    first = next(iter(rows))
+    rows[first]["title"] = "FROM THE CACHE"
+    cache.write_text(json.dumps(rows))
+    assert cmd_list([str(hand)]) == 0
+    assert "FROM THE CACHE" in capsys.readouterr().out
+    rows[first]["stamp"] = [0, 0]                                    # a changed file is read again
+    cache.write_text(json.dumps(rows))
+    assert cmd_list([str(hand)]) == 0
+    assert "FROM THE CACHE" not in capsys.readouterr().out
+
+
+def test_suites_name_existing_scenarios():
+    import yaml
+
+    for name in ("default", "smoke", "library", "quick"):
+        patterns = yaml.safe_load((ROOT / "conf" / "suite" / f"{name}.yaml").read_text())["scenarios"]
+        assert loader.expand(patterns, base=ROOT)
