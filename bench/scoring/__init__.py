@@ -107,7 +107,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any) -> tuple[dict[str, Any
         last = (r, passed)
     if last is not None and last[0].i not in checked:
         check(last[0], last[1], "final")
-    scores: dict[str, Any] = {**summarise(points), **meter.columns()}
+    scores: dict[str, Any] = {**summarise(points), **meter.columns(), "probe_pass_rate": None}
     if probes:
         contexts = _contexts(probes, targets, last[0] if last else None, timeline, cell, tok)
         outcomes = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev)

@@ -1,0 +1,73 @@
+"""score_cell end to end on a replayed cell: check points, empty columns, probes that fail to run."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+from bench.errors import ModelError
+from bench.models.base import Model
+from bench.run import plan, run_cell
+from bench.models import build
+
+
+def cell(strategy: str = "truncate", extra: list[str] = ()):
+    cells, _, _ = plan(["scenarios=[scenarios/hand/injected-watch.yaml]", f"strategies=[{strategy}]", *extra], False)
+    return cells[0]
+
+
+def run_one(c, tmp_path):
+    return asyncio.run(run_cell(c, build(c.writer), tmp_path))
+
+
+def test_check_points_follow_compactions_and_the_end(tmp_path):
+    row = run_one(cell(), tmp_path)
+    comps = [json.loads(x) for x in (tmp_path / "compactions.jsonl").read_text().splitlines()]
+    reqs = [json.loads(x) for x in (tmp_path / "requests.jsonl").read_text().splitlines()]
+    agent = [r["i"] for r in reqs if r["kind"] == "agent"]
+    expected = {min(i for i in agent if i >= c["request"]) for c in comps if c["ok"]} | {agent[-1]}
+    checks = [r for r in csv_rows(tmp_path / "checks.csv") if r["point"] != "probe"]
+    assert {int(r["request"]) for r in checks} == expected
+    assert row["user_words_retained"] is None and row["stale_constraints"] is not None
+    assert 0 <= row["goal_retention"] <= 1 and row["cache_hit_rate"] is not None and row["cost_usd"] > 0
+    probes = [r for r in reqs if r["kind"] == "probe"]
+    assert len(probes) == 2 and all(r["cell"] == reqs[0]["cell"] for r in probes)
+
+
+def test_full_keeps_everything_verbatim(tmp_path):
+    row = run_one(cell("full"), tmp_path)
+    assert row["goal_retention"] == 1.0 and row["fact_retention"] == 1.0 and row["provenance_leakage"] == 0.0
+
+
+def test_markers_false_leaks_through_route_a(tmp_path):
+    row = run_one(cell("full", ["markers=false"]), tmp_path)
+    assert row["provenance_leakage"] == 1.0
+
+
+class Broken(Model):
+    name = "broken"
+
+    async def chat(self, messages, *, tools=None, max_tokens=None, purpose=""):
+        raise ModelError("agent down")
+
+
+def test_a_failing_agent_makes_probes_failed_to_run(tmp_path, monkeypatch):
+    import bench.models
+
+    real = bench.models.build
+    monkeypatch.setattr(bench.models, "build", lambda cfg: Broken() if cfg is c.agent else real(cfg))
+    c = cell()
+    row = run_one(c, tmp_path)
+    probes = [r for r in csv_rows(tmp_path / "checks.csv") if r["metric"] == "probe"]
+    assert len(probes) == 2 and all(r["score"] == "" and "failed to run" in r["detail"] for r in probes)
+    assert row["probe_pass_rate"] == 0.0
+
+
+def test_probes_disabled_leave_the_column_empty(tmp_path):
+    assert run_one(cell(extra=["probes.enabled=false"]), tmp_path)["probe_pass_rate"] is None
+
+
+def csv_rows(path):
+    import csv
+
+    with path.open() as fh:
+        return list(csv.DictReader(fh))

@@ -1,0 +1,63 @@
+"""Probe grading: rule terms as whole words, the judge's rubric score, failures recorded."""
+from __future__ import annotations
+
+import asyncio
+
+from bench.errors import ModelError
+from bench.messages import make
+from bench.models.base import Model, Reply
+from bench.models.offline import OfflineModel
+from bench.scenario import Probe
+from bench.scoring.probes import ask, by_rule, mentions
+from bench.tokens import tokenizer
+
+TOK = tokenizer()
+CONTEXT = [make(TOK, id="u1", role="user", tag="user", text="Review PR #117 next; PR #116 is already merged.")]
+
+
+class Fixed(Model):
+    def __init__(self, text: str = "", fail: bool = False):
+        self.text, self.fail = text, fail
+
+    async def chat(self, messages, *, tools=None, max_tokens=None, purpose=""):
+        if self.fail:
+            raise ModelError("down")
+        return Reply(text=self.text)
+
+
+def test_rule_terms_match_whole_words():
+    assert mentions("No, I will not.", "no") and not mentions("I know", "no")
+    assert mentions("next is #117.", "#117") and not mentions("#1170", "#117")
+    p = Probe("p", "u1", "continuation", "Next?", expect=("#117",), reject=("#116",))
+    assert by_rule("Next: #117", p)[0] and not by_rule("#117 after #116", p)[0] and not by_rule("dunno", p)[0]
+
+
+def run(probe, agent, judge=None, grade="auto"):
+    return asyncio.run(ask(probe, CONTEXT, agent, judge or OfflineModel(), TOK, "Dana", grade, 4))
+
+
+def test_judge_grades_with_the_rubric():
+    probe = Probe("p", "u1", "continuation", "Which PR next?", rubric="Names PR #117 as the next review.")
+    good = run(probe, Fixed("The next review is PR #117."))
+    assert good.passed and good.score is not None and good.score >= 4
+    bad = run(probe, Fixed("I am not sure."))
+    assert bad.passed is False and bad.score is not None and bad.score < 4
+
+
+def test_auto_prefers_rules_and_judge_can_be_forced():
+    probe = Probe("p", "u1", "goal", "Next?", expect=("#117",), rubric="Names PR #117.")
+    assert run(probe, Fixed("#117")).score is None
+    assert run(probe, Fixed("#117"), grade="judge").score is not None
+
+
+def test_failures_are_recorded_not_passed():
+    probe = Probe("p", "u1", "goal", "Next?", rubric="Names PR #117.")
+    assert run(probe, Fixed(fail=True)).passed is None
+    out = run(probe, Fixed("#117"), judge=Fixed(fail=True))
+    assert out.passed is None and "judge" in out.detail
+    assert run(probe, Fixed("#117"), judge=Fixed("looks fine")).passed is None   # no SCORE line
+
+
+def test_offline_agent_answers_from_the_context():
+    probe = Probe("p", "u1", "continuation", "Which PR do you review next?", expect=("#117",))
+    assert run(probe, OfflineModel()).passed
