@@ -12,8 +12,10 @@ from typing import Any, Callable
 from bench import loader
 from bench.models.base import Model, Reply
 from bench.models.offline import OfflineModel
+from bench.messages import Message, render_all, system_message
 from bench.replay import ReplayOptions, replay
 from bench.scenario import Call, Scenario
+from bench.strategy import Session, default_reserve, trigger_limit
 from bench.tokens import tokenizer
 from strategies.vibey import Vibey
 
@@ -87,6 +89,43 @@ class Wrapped(Model):
         self.seen.append((list(messages), tools, purpose))
         reply = await self.inner.chat(messages, tools=tools, max_tokens=max_tokens, purpose=purpose)
         return self.change(reply, list(messages))
+
+
+def manual(s: Scenario, writer: Model | None = None, strategy: Vibey | None = None, window: int | None = None
+           ) -> tuple[Vibey, list[Message]]:
+    """A strategy begun on a session of `s` with nothing added yet, and the rendered record to feed it."""
+    window = window or s.window
+    reserve, margin = default_reserve(window)
+    session = Session(scenario=s.id, user=s.user, window=window, system=system_message(TOK, s), tok=TOK,
+                      writer=writer or OfflineModel(tok=TOK), limit=trigger_limit(window, reserve, margin),
+                      reserve_output=reserve, margin=margin)
+    strategy = strategy or Vibey()
+    strategy.begin(session)
+    return strategy, render_all(TOK, s)
+
+
+def feed(strategy: Vibey, messages: list[Message]) -> None:
+    for m in messages:
+        strategy.session.record.append(m)
+        strategy.add(m)
+
+
+def compact(strategy: Vibey):
+    return asyncio.run(strategy.compact())
+
+
+SCENE = ("<checkpoint>\nCurrent step: reviewing #134 (W1). Progress: #101-#133 done. Waiting for: nothing. "
+         "Next step: #135, as Dana asked: \"review the open PRs oldest to newest\". Pitfalls: none. "
+         "References: gh pr view 134.\n</checkpoint>")
+
+
+def steps(*plays: list[Call] | str) -> Scripted:
+    """A writer that plays these in order, one per call: a list of calls (a round) or an answer text.
+    The last one repeats."""
+    def script(messages, tools, n):
+        play = plays[min(n, len(plays) - 1)]
+        return Reply(text=play) if isinstance(play, str) else Reply(text="", calls=tuple(play))
+    return Scripted(script)
 
 
 def call(tool: str, **args: Any) -> Call:

@@ -39,7 +39,7 @@ def budgets(window: int, trigger: int, *, full_window: int = 192_000, caps: dict
 
     caps = dict(zip(SECTIONS, (1000, 2000, 1500, 1500))) | (caps or {})
     return Budgets(caps={k: scaled(v) for k, v in caps.items()}, memo_each=scaled(memo_each),
-                   memo_total=max(scaled(memo_total), 3 * scaled(memo_each)),
+                   memo_total=max(scaled(memo_total), 3 * min(floor, memo_each)),
                    recent=min(recent, trigger // 4), skill_each=skill_each,
                    skills_total=int(min(skills_total, window * skills_share)), skills_max=skills_max,
                    files_modified=files_modified, files_read=files_read, scene_min=scene_min,
