@@ -110,7 +110,8 @@ def prune_unfinished(out: Path) -> int:
 
 
 TABLE_COLUMNS = ["scenario", "strategy", "writer", "compactions", "goal_retention", "constraint_fidelity",
-                 "provenance_leakage", "fact_retention", "input_tokens", "cache_hit_rate"]
+                 "provenance_leakage", "fact_retention", "probe_pass_rate", "input_tokens", "cost_usd",
+                 "cache_hit_rate"]
 
 
 def format_table(rows: list[dict[str, Any]], columns: list[str] = TABLE_COLUMNS) -> str:
@@ -130,4 +131,6 @@ def _short(v: Any) -> str:
         f = float(v)
     except (TypeError, ValueError):
         return str(v)
-    return str(int(f)) if f.is_integer() and "." not in str(v) else f"{f:.3f}"
+    if f.is_integer() and "." not in str(v):
+        return str(int(f))
+    return f"{f:.3g}" if 0 < abs(f) < 0.01 else f"{f:.3f}"   # small costs keep their digits
