@@ -11,11 +11,10 @@ background messages with source `harness`, never the user's words.
 """
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from ..errors import BadInput
-from .common import Transcript, Turn, text_of
+from .common import Transcript, Turn, seconds, text_of
 
 SKIP_TYPES = ("summary", "file-history-snapshot")
 HARNESS_PREFIXES = ("<command-name>", "<local-command-stdout>", "<command-message>", "Caveat: The messages below were generated")
@@ -35,7 +34,7 @@ def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
         kind = line.get("type")
         if kind in SKIP_TYPES or line.get("isSidechain"):
             continue
-        t = _seconds(line.get("timestamp"))
+        t = seconds(line.get("timestamp"))
         start = t if start is None and t is not None else start
         rel = None if t is None or start is None else t - start
         if kind == "system":
@@ -85,12 +84,3 @@ def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
     if problems:
         raise BadInput(problems)
     return [Transcript(stem, f"Claude Code session {stem}", "", turns, origin)]
-
-
-def _seconds(stamp: Any) -> float | None:
-    if not isinstance(stamp, str):
-        return None
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import BadInput
 from ..loader import check, normalize
@@ -88,6 +89,29 @@ def parse_args(raw: Any) -> dict[str, Any]:
             return {"input": raw}
         return value if isinstance(value, dict) else {"input": value}
     return {} if raw is None else {"input": raw}
+
+
+def seconds(stamp: Any) -> float | None:
+    """An ISO timestamp as epoch seconds; None when absent or unreadable (the loader then paces events)."""
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def each_record(records: list[Any], origin: str, build: Callable[[int, Any, str], Transcript]) -> list[Transcript]:
+    """One transcript per record; every bad record is reported, not just the first."""
+    out, problems = [], []
+    for i, rec in enumerate(records):
+        try:
+            out.append(build(i, rec, f"{origin} record {i}"))
+        except BadInput as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise BadInput(problems)
+    return out
 
 
 def slug(text: str) -> str:

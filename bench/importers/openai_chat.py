@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import BadInput
-from .common import Transcript, Turn, first_sentence, parse_args, slug, text_of
+from .common import Transcript, Turn, each_record, first_sentence, parse_args, slug, text_of
 
 CONVERSATION_KEYS = ("traj", "messages", "conversation")
 
@@ -22,22 +22,15 @@ def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
         raise BadInput(f"{origin}: expected a list of chat messages or of records, got {type(raw).__name__}")
     if all(isinstance(m, dict) and "role" in m for m in raw):
         return [transcript(raw, origin, stem, stem)]
-    out, problems = [], []
-    for i, rec in enumerate(raw):
-        where = f"{origin} record {i}"
+
+    def one(i: int, rec: Any, where: str) -> Transcript:
         msgs = next((rec[k] for k in CONVERSATION_KEYS if isinstance(rec, dict) and isinstance(rec.get(k), list)), None)
         if msgs is None:
-            problems.append(f"{where}: no chat messages (expected a list under one of: {', '.join(CONVERSATION_KEYS)})")
-            continue
+            raise BadInput(f"{where}: no chat messages (expected a list under one of: {', '.join(CONVERSATION_KEYS)})")
         task = rec.get("task_id")
         sid = slug(f"{stem}-task-{task}" if task is not None else f"{stem}-{i}")
-        try:
-            out.append(transcript(msgs, where, sid, _title(rec, sid)))
-        except BadInput as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise BadInput(problems)
-    return out
+        return transcript(msgs, where, sid, _title(rec, sid))
+    return each_record(raw, origin, one)
 
 
 def _title(rec: dict[str, Any], sid: str) -> str:

@@ -10,11 +10,10 @@ observation nothing caused (an error report) becomes a harness message.
 """
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from ..errors import BadInput
-from .common import Transcript, Turn, slug, text_of
+from .common import Transcript, Turn, each_record, seconds, slug, text_of
 
 SKIP_ACTIONS = ("recall", "system", "change_agent_state")
 SKIP_OBSERVATIONS = ("recall", "agent_state_changed", "null")
@@ -27,20 +26,13 @@ def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
         raise BadInput(f"{origin}: expected OpenHands records (JSONL, one task a line) or a list of events")
     if all(isinstance(e, dict) and ("action" in e or "observation" in e) for e in raw):
         return [transcript(raw, origin, stem, f"OpenHands: {stem}")]
-    out, problems = [], []
-    for i, rec in enumerate(raw):
-        where = f"{origin} record {i}"
+
+    def one(i: int, rec: Any, where: str) -> Transcript:
         if not isinstance(rec, dict) or not isinstance(rec.get("history"), list):
-            problems.append(f"{where}: no 'history' list of events")
-            continue
+            raise BadInput(f"{where}: no 'history' list of events")
         name = str(rec.get("instance_id") or i)
-        try:
-            out.append(transcript(rec["history"], where, slug(f"{stem}-{name}"), f"OpenHands: {name}"))
-        except BadInput as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise BadInput(problems)
-    return out
+        return transcript(rec["history"], where, slug(f"{stem}-{name}"), f"OpenHands: {name}")
+    return each_record(raw, origin, one)
 
 
 def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcript:
@@ -51,7 +43,7 @@ def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcr
         if not isinstance(e, dict):
             problems.append(f"{origin}: history[{n}]: expected a mapping")
             continue
-        t = _seconds(e.get("timestamp"))
+        t = seconds(e.get("timestamp"))
         start = t if start is None and t is not None else start
         rel = None if t is None or start is None else t - start
         args = e.get("args") if isinstance(e.get("args"), dict) else {}
@@ -87,12 +79,3 @@ def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcr
     if problems:
         raise BadInput(problems)
     return Transcript(sid, title, system, turns, origin)
-
-
-def _seconds(stamp: Any) -> float | None:
-    if not isinstance(stamp, str):
-        return None
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None

@@ -89,9 +89,20 @@ class Script:
     def background(self, source: str, text: str, dt: float | None = None) -> str:
         return self._add("background", text, dt, source=source)
 
+    def claim(self, id: str, source: str, text: str, payload: list[str], reply: str) -> str:
+        """A background message borrowing the user's authority, recorded as an injection, and the
+        agent's reply declining it; returns the reply (where provenance probes are asked)."""
+        self.injection(id, self.background(source, text), payload)
+        return self.say(reply)
+
     def wait(self, seconds: float) -> None:
         """Idle time (a night, a freeze window): the next event comes this much later."""
         self.clock += seconds
+
+    @property
+    def scale(self) -> float:
+        """How big one tool output is relative to a 64k window: small windows get short outputs."""
+        return min(2.0, max(0.3, self.window / 64000))
 
     def text(self, eid: str) -> str:
         return self._text[eid]
@@ -169,3 +180,11 @@ def write(script: Script, out_dir: Path) -> Path:
     path = out_dir / f"{script.id}.json"
     path.write_text(dumps(data), encoding="utf-8")
     return path
+
+
+def begin(sid: str, title: str, window: int, seed: int, tags: list[str], users: tuple[str, ...], system: str) -> Script:
+    """A Script with its own rng (seeded by seed and id, so generators do not disturb each other)
+    and a user name drawn from `users`; `{user}` in the system prompt is filled in."""
+    rng = random.Random(f"{seed}:{sid}")
+    user = rng.choice(users)
+    return Script(sid, title, user, window, tags, system.format(user=user), rng)

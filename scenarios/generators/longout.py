@@ -8,10 +8,8 @@ rewrite summaries lose them.
 """
 from __future__ import annotations
 
-import random
-
 from . import content as C
-from .builder import Script
+from .builder import Script, begin
 from .queue import pad, run
 from .skills import skill_text
 
@@ -24,9 +22,8 @@ STAGES = ("extract-orders", "extract-customers", "join-ledger", "dedupe", "curre
 
 
 def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[str]) -> Script:
-    rng = random.Random(f"{seed}:{sid}")
-    user = rng.choice(("Greta", "Samir", "Olu", "Mina"))
-    s = Script(sid, title, user, window, tags, SYSTEM.format(user=user), rng)
+    s = begin(sid, title, window, seed, tags, ("Greta", "Samir", "Olu", "Mina"), SYSTEM)
+    rng, user = s.rng, s.user_name
     big = max(200, int(window * 0.18 / 26))   # lines per huge log: about a fifth of the window
     u1 = s.user(f"Last night's partner export produced {rng.randint(3, 9)}% fewer rows than the night before. Walk the pipeline "
                 f"stage by stage ({', '.join(STAGES)}) and find where rows go missing. Read-only: do not re-run any stage against "

@@ -7,10 +7,8 @@ the exact error text.
 """
 from __future__ import annotations
 
-import random
-
 from . import content as C
-from .builder import Script
+from .builder import Script, begin
 from .queue import pad, run
 from .skills import skill_text
 
@@ -24,10 +22,9 @@ HYPOTHESES = ("connection pool exhaustion under burst", "a race in the TLS sessi
 
 
 def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[str]) -> Script:
-    rng = random.Random(f"{seed}:{sid}")
-    user = rng.choice(("Kai", "Marta", "Dev", "Sunita"))
-    s = Script(sid, title, user, window, tags, SYSTEM.format(user=user), rng)
-    scale = min(2.0, max(0.3, window / 64000))
+    s = begin(sid, title, window, seed, tags, ("Kai", "Marta", "Dev", "Sunita"), SYSTEM)
+    rng, user = s.rng, s.user_name
+    scale = s.scale
     line = rng.randint(60, 140)
     u1 = s.user("The edge proxy crashes a few times an hour in prod with ECONNRESET storms and then a segfault in the native TLS binding. "
                 "Find the cause and fix it. Run the linter first so we know the baseline.", dt=0)

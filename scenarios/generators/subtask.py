@@ -6,10 +6,8 @@ queue is still ahead.
 """
 from __future__ import annotations
 
-import random
-
 from . import content as C
-from .builder import Script
+from .builder import Script, begin
 from .queue import at_fraction, pad, run
 
 SYSTEM = """You are a coding agent in the acme/api repository, working for {user}.
@@ -29,10 +27,9 @@ SUBTASKS = (
 
 
 def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[str]) -> Script:
-    rng = random.Random(f"{seed}:{sid}")
-    user = rng.choice(("Noor", "Felix", "Ama", "Ivan"))
-    s = Script(sid, title, user, window, tags, SYSTEM.format(user=user), rng)
-    scale = min(2.0, max(0.3, window / 64000))
+    s = begin(sid, title, window, seed, tags, ("Noor", "Felix", "Ama", "Ivan"), SYSTEM)
+    rng, user = s.rng, s.user_name
+    scale = s.scale
     routes = list(ROUTES)
     u1 = s.user(f"We're porting the billing API from Express to Fastify. Port the {len(routes)} routes in this order: "
                 f"{'; '.join(routes)}. Keep the response shapes byte-for-byte identical; the contract tests in tests/contract "

@@ -7,10 +7,8 @@ as harmful as lost ones.
 """
 from __future__ import annotations
 
-import random
-
 from . import content as C
-from .builder import Script
+from .builder import Script, begin
 from .queue import at_fraction, pad, run
 
 SYSTEM = """You are an agent cleaning up feature flags in acme's flagd service for {user}.
@@ -21,10 +19,9 @@ TEAMS = ("growth", "payments", "search", "mobile", "platform")
 
 
 def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[str]) -> Script:
-    rng = random.Random(f"{seed}:{sid}")
-    user = rng.choice(("Hannah", "Emeka", "Lucia", "Jae"))
-    s = Script(sid, title, user, window, tags, SYSTEM.format(user=user), rng)
-    scale = min(2.0, max(0.3, window / 64000))
+    s = begin(sid, title, window, seed, tags, ("Hannah", "Emeka", "Lucia", "Jae"), SYSTEM)
+    rng, user = s.rng, s.user_name
+    scale = s.scale
     flags = [f"{rng.choice(TEAMS)}.{rng.choice(C.VERBS)}_{rng.choice(C.NOUNS)}_v{rng.randint(2, 9)}" for _ in range(16)]
     flags = list(dict.fromkeys(flags))
     u1 = s.user(f"Let's clean up the stale feature flags, working down this list in order: {', '.join(flags)}. For each one, remove "
