@@ -19,9 +19,9 @@ def raw(name: str) -> str:
     return (HERE / name).read_text(encoding="utf-8")
 
 
-def fill(name: str, **values: object) -> str:
+def fill(file: str, **values: object) -> str:
     """A prompt file with its placeholders filled."""
-    return Template(raw(name)).substitute({k: str(v) for k, v in values.items()}).strip()
+    return Template(raw(file)).substitute({k: str(v) for k, v in values.items()}).strip()
 
 
 @lru_cache(maxsize=None)
@@ -30,9 +30,9 @@ def _blocks(name: str) -> dict[str, str]:
     return {parts[i]: parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
 
 
-def block(name: str, key: str, **values: object) -> str:
+def block(file: str, key: str, **values: object) -> str:
     """One named snippet of a file made of `## key` blocks (recollection.md)."""
-    return Template(_blocks(name)[key]).substitute({k: str(v) for k, v in values.items()})
+    return Template(_blocks(file)[key]).substitute({k: str(v) for k, v in values.items()})
 
 
 @lru_cache(maxsize=None)
