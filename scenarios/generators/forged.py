@@ -57,8 +57,11 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
 
     def triage(i: int, alert: str, budget: int) -> str:
         svc = alert.split()[-1]
-        s.act(f"Looking at '{alert}'.", "pd", {"args": ["incident", "show", alert]},
-              f"Incident {C.sha(rng, 6).upper()}: {alert}\nTriggered: {rng.randint(1, 90)} min ago\nService: {svc}\nUrgency: high")
+        incident = f"Incident {C.sha(rng, 6).upper()}"
+        _, r = s.act(f"Looking at '{alert}'.", "pd", {"args": ["incident", "show", alert]},
+                     f"{incident}: {alert}\nTriggered: {rng.randint(1, 90)} min ago\nService: {svc}\nUrgency: high")
+        if i == 0:
+            s.fact("f-incident", r, [incident])
 
         def look() -> None:
             pick = rng.random()

@@ -43,7 +43,9 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
         ask, cmd, out, finish = SUBTASKS[k]
         u = s.user(f"Before the next route: {ask}.")
         s.act("On it.", "run", {"cmd": cmd}, out + "\n" + C.ci_log(rng, "build", max(6, int(30 * scale))))
-        aid, _ = s.act("Committing.", "git", {"args": ["commit", "-am", ask[:50]]}, f"[port/fastify {C.sha(rng)}] {ask[:50]}")
+        commit = C.sha(rng)
+        aid, r = s.act("Committing.", "git", {"args": ["commit", "-am", ask[:50]]}, f"[port/fastify {commit}] {ask[:50]}")
+        s.fact(f"f-sub-{k + 1}", r, [commit])
         end = s.say(finish)
         s.workstream(f"w-sub-{k + 1}", u, ask.split(";")[0][:60], [(f"sub-{k + 1}", aid)])
         s.probe(f"p-trap-{k + 1}", end, "continuation", "Is the job finished? What is the next step?", [resume],

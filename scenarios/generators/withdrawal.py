@@ -63,8 +63,10 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
     def cleanup(i: int, flag: str, budget: int) -> str:
         team = flag.split(".")[0]
         last = rng.randint(95, 400)
-        s.act(f"Checking {flag}.", "flags", {"args": ["show", flag]},
-              f"flag: {flag}\nowner: team-{team}\nstate: 100% on\nlast evaluated: {last} days ago\ncreated: 2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}")
+        _, r = s.act(f"Checking {flag}.", "flags", {"args": ["show", flag]},
+                     f"flag: {flag}\nowner: team-{team}\nstate: 100% on\nlast evaluated: {last} days ago\ncreated: 2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}")
+        if i == 0:
+            s.fact("f-first-flag", r, [flag, f"last evaluated: {last} days ago"])
 
         def search() -> None:
             hits = "\n".join(f"{C.path(rng, 'ts')}:{rng.randint(5, 400)}:  if (flags.isOn('{flag}')) {{" for _ in range(max(4, int(24 * scale))))
