@@ -137,3 +137,10 @@ def test_progress_is_quiet_in_ci_or_without_a_terminal(monkeypatch):
     monkeypatch.setenv("CI", "")
     monkeypatch.setattr(progress.sys, "stderr", open(__file__))   # a file is no terminal
     assert progress.quiet()
+
+
+def test_unusable_cache_dir_is_bad_input(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(BadInput, match="responses.dir"):
+        ResponseCache(blocker / "cache")

@@ -13,10 +13,13 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
 import time
 from contextlib import closing
 from pathlib import Path
 from typing import Any
+
+from ..errors import BadInput
 
 DEFAULT_DIR = "~/.cache/compaction-bench/responses"
 SCHEMA = "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, value TEXT, created REAL)"
@@ -35,12 +38,24 @@ def cache_key(payload: dict[str, Any]) -> str:
 
 
 class ResponseCache:
+    """Opening fails loudly (BadInput: the config names a bad place); a read or write that
+    fails later only costs the saving, so it warns once and the call goes on uncached."""
+
     def __init__(self, directory: str | os.PathLike[str]):
         self.path = Path(directory) / "responses.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(self._connect()) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(SCHEMA)
+        self.warned = False
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with closing(self._connect()) as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise BadInput(f"responses.dir: cannot use {self.path} as the response cache: {exc}") from None
+
+    def _warn(self, exc: Exception) -> None:
+        if not self.warned:
+            self.warned = True
+            print(f"warning: response cache {self.path}: {exc}; going on without it", file=sys.stderr)
 
     def _connect(self) -> sqlite3.Connection:
         # A connection per operation: calls come from one event loop, and this keeps
@@ -48,14 +63,21 @@ class ResponseCache:
         return sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
 
     def get(self, key: str) -> dict[str, Any] | None:
-        with closing(self._connect()) as db:
-            row = db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        try:
+            with closing(self._connect()) as db:
+                row = db.execute("SELECT value FROM responses WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:
+            self._warn(exc)
+            return None
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, model: str, value: dict[str, Any]) -> None:
-        with closing(self._connect()) as db:
-            db.execute("INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
-                       (key, model, json.dumps(value, ensure_ascii=False), time.time()))
+        try:
+            with closing(self._connect()) as db:
+                db.execute("INSERT OR REPLACE INTO responses (key, model, value, created) VALUES (?, ?, ?, ?)",
+                           (key, model, json.dumps(value, ensure_ascii=False), time.time()))
+        except sqlite3.Error as exc:
+            self._warn(exc)
 
     def __len__(self) -> int:
         with closing(self._connect()) as db:
