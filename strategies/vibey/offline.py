@@ -94,7 +94,8 @@ def compose(old: str, conv: list[Message], system: str, user: str, caps: dict[st
     for i, m in enumerate(users):
         if rd.withdrawn(m, users[i + 1:]) or rd.CONTINUE.match(m.text):
             continue
-        first = rd.sentences(m.text)[0] if rd.sentences(m.text) else ""
+        said = rd.sentences(m.text, clauses=False)
+        first = " ".join([*said[:1], *[x for x in said[1:] if len(rd.items(x)) >= 3][:1]])
         if (not mission and not goals and len(first.split()) >= 4) or rd.DIRECTION.search(first):
             goals.append(re.sub(r"^(please|now|also|ok(ay)?),?\s+", "", first, flags=re.I))
     for g in goals:
@@ -151,7 +152,7 @@ def _workstreams(mission: list[str], old: list[str], assistant: list[Message]) -
         wid = re.match(r"-\s*M(\d+)", e)
         if not wid or re.search(r"\((withdrawn|replaced)", e):
             continue
-        queue = rd.items(e)
+        queue = rd.items(re.sub(r"^-\s*M\d+:\s*(for [^:]{1,40}:\s*)?", "", e))
         if not queue:
             continue
         prev = next((x for x in old if x.startswith(f"- W{wid.group(1)}:")), "")

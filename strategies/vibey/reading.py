@@ -14,16 +14,19 @@ from dataclasses import dataclass, field
 from bench.messages import MARKER, Message
 
 SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+FULL_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+LIST = re.compile(r":\s+((?:(?!:\s).)+?)\.?$")      # after the last ": "
+ORDER = re.compile(r",?\s*(in (that|this|the given) order|oldest to newest|one (at a time|by one))\b.*$", re.I)
 CONTINUE = re.compile(r"^\W*(ok(ay)?|yes|yep|sure|go on|continue|carry on|keep going|proceed|next|thanks?( you)?|"
                       r"sounds good|go ahead|do it|lgtm|great|done)\W*$", re.I)
 WITHDRAW = re.compile(r"\b(forget (what|about|that)|never mind|scratch that|ignore (what|my)|cancel|withdraw|"
                       r"no longer|don't bother|disregard|drop the)\b", re.I)
 RULE = re.compile(r"\b(never|don't|do not|must|only|always|avoid|without|before|ask me|come to me|keep|may|"
                   r"allowed|cannot|can't|prefer|rather|instead|stop|not|no one|nobody|make sure)\b", re.I)
-AGREE = re.compile(r"\b(only come to me|come to me|ask me|tell me|report|notify|sign-?off|you may|you can|"
+AGREE = re.compile(r"\b(only come to me|come to me|ask me|tell me|page me|ping me|report|notify|sign-?off|you may|you can|"
                    r"allowed to|without asking|don't ask|do not ask|up to you|yourself|approval)\b", re.I)
-BAN = re.compile(r"\b(never|do not|don't|must not|no one|avoid)\b", re.I)
-MUST = re.compile(r"\b(must|keep the|always|make sure|has to|have to)\b", re.I)
+BAN = re.compile(r"\b(never|do not|don't|must not|no one|avoid)\b|^no\s", re.I)
+MUST = re.compile(r"\b(must|keep the|always|make sure|has to|have to|strictly|until I (confirm|say))\b", re.I)
 DIRECTION = re.compile(r"\b(new (task|goal)|from now on|switch to|change of plan|instead|now (please|let's|I want)|"
                        r"also (please|add|do|review|fix)|after that|next,? (please|let's))\b", re.I)
 DECIDE = re.compile(r"\b(because|so that|since|rather than|instead of|as it|which means|due to|we keep|we use|"
@@ -54,8 +57,10 @@ def source(m: Message) -> str:
     return "the user" if m.role == "user" else f"the {m.tool or 'tool'} output"
 
 
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in SENTENCE.split(text) if s and len(s.strip()) > 2]
+def sentences(text: str, clauses: bool = True) -> list[str]:
+    """Sentences; with `clauses`, parts joined by ';' count as sentences too."""
+    split = SENTENCE if clauses else FULL_SENTENCE
+    return [s.strip() for s in split.split(text) if s and len(s.strip()) > 2]
 
 
 def stems(text: str) -> set[str]:
@@ -80,7 +85,13 @@ def withdrawn(msg: object, later: list[Message]) -> bool:
 
 
 def items(text: str) -> list[str]:
-    """Queue items a goal names, in order: #101 to #106, file names, #ids."""
+    """Queue items a goal names, in order: a list after a colon, #101 to #106, file names, #ids."""
+    listed = LIST.search(text)
+    if listed:
+        body = ORDER.sub("", listed.group(1))
+        parts = [p.strip(" .") for p in re.split(r"\s*;\s*|,\s*(?:and\s+)?|\s+and\s+", body)]
+        if len(parts) >= 3 and all(1 <= len(p.split()) <= 6 for p in parts):
+            return parts
     out: list[str] = []
     for m in RANGE.finditer(text):
         a, b = int(m.group(1)), int(m.group(2))
@@ -117,7 +128,7 @@ def progress(queue: list[str], assistant: list[Message], start: str | None) -> P
     finished = False
     for m in assistant:
         text = said(m)
-        hits = [queue.index(i) for i in queue if re.search(re.escape(i) + r"(?![\w])", text)]
+        hits = [queue.index(i) for i in queue if re.search(re.escape(i) + r"(?![\w/:])", text)]
         if hits:
             pos = max(pos, max(hits))
         if DONE.search(m.text) and hits:
