@@ -83,8 +83,9 @@ def build(run_dir: Path) -> Doc:
                                 "Retention per writer model, over every strategy and scenario."))
 
     doc.h("Drift under repeated compaction")
-    doc.figure(figures.drift(data.drift(checks), "Mean score at each check point against the number of "
-                                                 "compactions so far (from checks.csv)."))
+    doc.figure(figures.drift(data.drift(checks), "Mean score at check points against the number of "
+                                                 "compactions so far, in bins 1, 2, 3-4, 5-8, ... "
+                                                 "(from checks.csv)."))
 
     doc.h("Cost against retention")
     doc.figure(figures.scatter(summary, "cost_usd", "retention", "cost",

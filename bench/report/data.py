@@ -30,11 +30,15 @@ def retention(df):
 
 
 def drift(checks):
-    """Mean score per strategy, metric and compaction number at check points."""
+    """Mean score per strategy, metric and compaction number at check points. Compaction numbers
+    are binned by powers of two (1, 2, 3-4, 5-8, ...), since strategies compact from a few times
+    to hundreds of times a session and scenarios end at different counts."""
     rows = checks[checks["point"].isin(["compaction", "final"]) & checks["metric"].isin(list(DRIFT))]
     if rows.empty:
         return rows
-    rows = rows.assign(score=rows["score"].astype(float), check_point=rows["check_point"].astype(int))
+    k = rows["check_point"].astype(int)
+    bins = k.map(lambda n: 0 if n <= 0 else 1 << (n - 1).bit_length())
+    rows = rows.assign(score=rows["score"].astype(float), check_point=bins)
     return rows.groupby(["strategy", "metric", "check_point"], sort=True)["score"].mean().reset_index()
 
 

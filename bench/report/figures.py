@@ -44,6 +44,8 @@ def drift(points, caption: str):
     """Retention against compaction number, one panel per metric, one line per strategy."""
     if points is None or points.empty:
         return None
+    from matplotlib.ticker import FuncFormatter
+
     plt = _plt()
     metrics = list(dict.fromkeys(points["metric"]))
     fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.2), squeeze=False, sharey=True)
@@ -51,7 +53,9 @@ def drift(points, caption: str):
         for strategy, g in points[points["metric"] == metric].groupby("strategy", sort=False):
             ax.plot(g["check_point"], g["score"], marker="o", label=strategy)
         ax.set_title(metric)
-        ax.set_xlabel("compactions so far")
+        ax.set_xscale("symlog", base=2, linthresh=1)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("compactions so far (up to)")
         ax.set_ylim(-0.05, 1.05)
         ax.grid(alpha=.3)
     axes[0][0].set_ylabel("mean score at check point")
