@@ -235,3 +235,29 @@ def test_a_writer_may_answer_with_the_scene_alone():
     strategy, record = manual(queue([400] * 36), Scripted(script))
     feed(strategy, record)
     assert compact(strategy).ok and seen == [0]
+
+
+def test_the_older_part_is_tried_at_most_twice_then_the_checkpoint_fails():
+    writer = steps(SCENE)
+    strategy, record = manual(queue([400] * 36), writer, Vibey(turn_window=1500))
+    i = 0
+    while not strategy.should_compact():
+        feed(strategy, [record[i]])
+        i += 1
+    assert [p.label for p in strategy.plans()] == ["all", "older 1/2", "older 1/4"]
+    comp = compact(strategy)
+    assert not comp.ok and "too big for a checkpoint turn" in comp.error and writer.n == 0
+    assert comp.fallback.startswith("unchanged")
+
+
+def test_the_mechanical_step_sheds_carried_parts_before_the_users_words():
+    def down(reply, msgs):
+        raise ModelError("down")
+    strategy, record = manual(queue([400] * 36), Wrapped(down))
+    strategy.state.mind = mind_text = "# I am here\n" + filler(30_000) + "\n# Goals\n## Mission\n\n## Workstreams\n"
+    strategy.state.scene = "Current step: #130."
+    feed(strategy, record)
+    comp = compact(strategy)
+    assert comp.ok and comp.after <= strategy.hard
+    assert "dropped from the recollection to fit: skills, scene, mind" in comp.problems
+    assert strategy.state.mind != mind_text and strategy.state.memo == {1: "#1: " + record[0].text}

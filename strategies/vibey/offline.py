@@ -278,7 +278,7 @@ def scene(conv: list[Message], mind: str, user: str, cap: int, tok: Tokenizer) -
     streams = [x for x in _lines(dict(mindfile.subsections(mindfile.body(mind, "Goals"))).get("Workstreams", ""))]
     stream = next((s for s in streams if "(done)" not in s), streams[-1] if streams else "")
     step = rd.sentences(last.text)[0] if last and rd.sentences(last.text) else "resuming the work"
-    waits = [f"{rd.source(m)}: {s}" for m in conv[-12:] if m.role != "tool" for s in rd.sentences(m.text)
+    waits = [f"{rd.source(m)}: {s}" for m in conv[-40:] if m.role != "tool" for s in rd.sentences(m.text)
              if rd.WAIT.search(s) and not s.startswith("[Harness:")]
     latest = " ".join(rd.sentences(users[-1].text)[:2]) if users else ""
     lines = [f"Current step: {step}" + (f" (workstream {stream[2:].split(':')[0]})" if stream else ""),
