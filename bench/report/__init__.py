@@ -105,6 +105,12 @@ def build(run_dir: Path) -> Doc:
     pivot = summary.pivot_table(index="scenario", columns="strategy", values="retention", aggfunc="mean", sort=False)
     doc.figure(figures.heatmap(pivot, "scenarios", "Mean retention (goal, constraints, facts) per scenario and "
                                                    "strategy."))
+    kinds = data.constraint_kinds(checks)
+    if not kinds.empty:
+        doc.h("Constraints by kind")
+        kcols = [str(c) for c in kinds.columns]
+        doc.table(Table(kcols, _rows(kinds, list(kinds.columns)), "Constraint fidelity at check points: 1 verbatim, "
+                                                                  "0.5 keys only, 0 lost."))
     _probes(doc, checks)
     doc.h("All cells")
     ccols = ["scenario", "strategy", "writer", *data.present(summary, quality + ["compactions", "cost_usd",

@@ -42,6 +42,15 @@ def drift(checks):
     return rows.groupby(["strategy", "metric", "check_point"], sort=True)["score"].mean().reset_index()
 
 
+def constraint_kinds(checks):
+    """Constraint fidelity per strategy and constraint kind (ban, must, preference, ...), over check points."""
+    rows = checks[(checks["metric"] == "constraint") & checks["kind"].notna()]
+    if rows.empty:
+        return rows
+    rows = rows.assign(score=rows["score"].astype(float))
+    return rows.pivot_table(index="strategy", columns="kind", values="score", aggfunc="mean", sort=False).reset_index()
+
+
 def probe_kinds(checks):
     """Per strategy and probe kind: passed, graded, failed to run, pass rate (failures count as not passed)."""
     rows = checks[checks["metric"] == "probe"]

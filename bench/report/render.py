@@ -52,6 +52,8 @@ def cell(v: Any) -> str:
     if v is None or v == "" or (isinstance(v, float) and v != v):
         return ""
     if isinstance(v, float):
+        if 0 < abs(v) < 0.01:
+            return f"{v:.3g}"
         return f"{v:.3f}" if abs(v) < 1000 else f"{v:,.0f}"
     if isinstance(v, int):
         return f"{v:,}"

@@ -86,7 +86,8 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any) -> tuple[dict[str, Any
         points.append(point_values(checks))
         checked.add(r.i)
         rows.extend({**base, "check_point": k, "point": point, "request": r.i, "event": r.record.get("event"),
-                     "metric": c.metric, "item": c.item, "score": c.score, "detail": c.detail} for c in checks)
+                     "metric": c.metric, "item": c.item, "kind": c.kind, "score": c.score, "detail": c.detail}
+                    for c in checks)
 
     for r in replay_requests(read_jsonl(cell_dir / "requests.jsonl"), scenario, tok, cell.markers):
         prev = r

@@ -26,6 +26,7 @@ class Check:
     item: str
     score: float
     detail: str = ""
+    kind: str = ""      # constraint kind (ban, must, ...) or probe kind
 
 
 def norm(keys: Iterable[str]) -> list[str]:
@@ -51,16 +52,16 @@ def constraints(view: View, a: Active) -> list[Check]:
     out = []
     for c in a.constraints:
         if normalize(c.quote) in view.text:
-            out.append(Check("constraint", c.id, 1.0, "verbatim"))
+            out.append(Check("constraint", c.id, 1.0, "verbatim", c.kind))
         else:
             gone = missing(view.text, c.keys) if c.keys else ["(no keys)"]
             out.append(Check("constraint", c.id, 0.0 if gone else 0.5,
-                             f"quote lost; missing: {', '.join(gone)}" if gone else "quote lost; keys kept"))
+                             f"quote lost; missing: {', '.join(gone)}" if gone else "quote lost; keys kept", c.kind))
     for old, new in a.replaced:
         kept_new = normalize(new.quote) in view.text or (bool(new.keys) and not missing(view.text, new.keys))
         stale = normalize(old.quote) in view.text and not kept_new
         out.append(Check("stale_constraint", old.id, 1.0 if stale else 0.0,
-                         f"replaced by {new.id}, which is missing" if stale else ""))
+                         f"replaced by {new.id}, which is missing" if stale else "", old.kind))
     return out
 
 
