@@ -129,3 +129,15 @@ def test_tool_definitions_stay_uncached_tail():
     req(sim, 0, [1100], extra=500)
     hit = req(sim, 1, [1100], extra=500)
     assert hit.read == 1024 and hit.write == 0
+
+
+@pytest.mark.parametrize("profile", [OPENAI, ANTHROPIC])
+def test_checkpoint_turn_hits_and_fresh_summary_prompt_misses(profile):
+    convo = [1500, 300, 400, 200]
+    tags = ["system", "user", "assistant", "tool"]
+    sim = CacheSim(profile)
+    req(sim, 0, convo, breaks=breakpoints(tags))
+    turn = req(sim, 5, convo + [80], breaks=breakpoints(tags + ["user"]))          # same conversation + instruction
+    assert turn.read >= 2400
+    fresh = req(sim, 6, [60, 2500], ["sys2", "transcript"], breaks=[0, 1])         # new system prompt + transcript
+    assert fresh.read == 0
