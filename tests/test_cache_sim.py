@@ -138,6 +138,6 @@ def test_checkpoint_turn_hits_and_fresh_summary_prompt_misses(profile):
     sim = CacheSim(profile)
     req(sim, 0, convo, breaks=breakpoints(tags))
     turn = req(sim, 5, convo + [80], breaks=breakpoints(tags + ["user"]))          # same conversation + instruction
-    assert turn.read >= 2400
+    assert turn.read in (2304, 2416)                  # 2,416 tokens shared; openai counts 18 steps of 128
     fresh = req(sim, 6, [60, 2500], ["sys2", "transcript"], breaks=[0, 1])         # new system prompt + transcript
     assert fresh.read == 0
