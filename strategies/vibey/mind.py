@@ -27,12 +27,13 @@ def template() -> str:
     return raw("mind_template.md")
 
 
-def sections(text: str) -> list[tuple[str, str]]:
-    """(heading, body) for each level-1 heading, in order; text before the first has heading ''."""
+def sections(text: str, level: int = 1) -> list[tuple[str, str]]:
+    """(heading, body) for each heading of `level` (# or ##), in order; text before the first has heading ''."""
+    mark = "#" * level + " "
     out: list[tuple[str, list[str]]] = [("", [])]
     for line in text.splitlines():
-        if line.startswith("# "):
-            out.append((line[2:].strip(), []))
+        if line.startswith(mark):
+            out.append((line[len(mark):].strip(), []))
         else:
             out[-1][1].append(line)
     return [(h, "\n".join(body)) for h, body in out if h or "".join(body).strip()]
@@ -43,13 +44,7 @@ def body(text: str, heading: str) -> str:
 
 
 def subsections(goals: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, list[str]]] = [("", [])]
-    for line in goals.splitlines():
-        if line.startswith("## "):
-            out.append((line[3:].strip(), []))
-        else:
-            out[-1][1].append(line)
-    return [(h, "\n".join(b)) for h, b in out if h or "".join(b).strip()]
+    return sections(goals, level=2)
 
 
 def mission(text: str) -> list[str]:

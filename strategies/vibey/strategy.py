@@ -14,7 +14,7 @@ import json
 
 from bench.errors import ModelError
 from bench.messages import Message, retext
-from bench.strategy import Compaction, Session, Strategy, trigger_limit, turn_units
+from bench.strategy import Compaction, Session, Strategy, drop_oldest, trigger_limit
 
 from . import memo, mind, scene, split, turn
 from .budgets import Budgets, budgets
@@ -174,21 +174,16 @@ class Vibey(Strategy):
 
     def mechanical(self, before: int, reason: str) -> Compaction:
         """Move the oldest half out without a model call, keeping the last checkpoint."""
-        body = self.body()
-        units = turn_units(body)
-        half, moved_n, i = split.cost(body) / 2, 0, 0
-        while i < len(units) - 1 and moved_n < half:
-            moved_n += split.cost(units[i])
-            i += 1
-        moved = [m for u in units[:i] for m in u]
-        rest = [m for u in units[i:] for m in u]
+        total = split.cost(self.body())
+        rest, moved = drop_oldest(self.body(), total, total // 2)
         self.state.n += 1
         self._absorb(moved)
         self.rebuild([], rest)
-        while self.size() > self.hard and len(turn_units(self.body())) > 1:
-            unit = turn_units(self.body())[0]
-            self._absorb(unit)
-            self.rebuild([], self.body()[len(unit):])
+        if self.size() > self.hard:              # still too big: move more, the newest turn always stays
+            rest, more = drop_oldest(rest, self.size(), self.hard)
+            self._absorb(more)
+            self.rebuild([], rest)
+            moved += more
         problems = self.shed() + self.fit()
         return Compaction(before=before, after=self.size(), text=self.head.text if self.head else None,
                           problems=problems, fallback=f"mechanical: {reason}",
