@@ -26,7 +26,9 @@ PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 PROBE = (PROMPTS / "probe.md").read_text(encoding="utf-8")
 JUDGE = (PROMPTS / "judge.md").read_text(encoding="utf-8")
 SCORE = re.compile(r"SCORE:\s*([0-5](?:\.\d+)?)", re.I)
-ANSWER_TOKENS = 300
+# Reply budgets; generous because a reasoning model spends part of max_tokens before it answers.
+ANSWER_TOKENS = 1024
+JUDGE_TOKENS = 512
 
 
 @dataclass
@@ -80,7 +82,7 @@ async def ask(probe: Probe, context: Sequence[Message] | None, agent: Model, jud
     prompt = make(tok, id=f"judge-{probe.id}", role="user", tag="probe",
                   text=JUDGE.format(ask=probe.ask, rubric=probe.rubric, answer=answer))
     try:
-        verdict = await judge.chat([prompt], max_tokens=20, purpose="judge")
+        verdict = await judge.chat([prompt], max_tokens=JUDGE_TOKENS, purpose="judge")
     except ModelError as exc:
         return Outcome(probe, None, f"failed to run: judge: {exc}; answer: {short}", request=request)
     m = SCORE.search(verdict.text)
