@@ -261,3 +261,12 @@ def test_the_mechanical_step_sheds_carried_parts_before_the_users_words():
     assert comp.ok and comp.after <= strategy.hard
     assert "dropped from the recollection to fit: skills, scene, mind" in comp.problems
     assert strategy.state.mind != mind_text and strategy.state.memo == {1: "#1: " + record[0].text}
+
+
+def test_a_conversation_of_one_huge_turn_is_cut_not_checkpointed():
+    strategy, record = manual(queue([40_000]), steps(SCENE))
+    feed(strategy, record)
+    comp = compact(strategy)
+    assert comp.fallback.startswith("mechanical") and "nothing to checkpoint" in comp.error
+    assert comp.after <= strategy.hard and "did not fit the context" in strategy.messages[-1].text
+    assert strategy.session.writer.n == 0

@@ -125,7 +125,11 @@ class Vibey(Strategy):
         window = self.turn_window or self.session.window
         record = {i: m for i, m in enumerate(self.session.record, 1)}
         head = [self.head] if self.head is not None and self.messages[:1] == [self.head] else []
-        for plan in self.plans():
+        plans = self.plans()
+        if not plans:
+            return Compaction(before=before, after=before, ok=False,
+                              error="nothing to checkpoint: the newest turn is all the conversation holds")
+        for plan in plans:
             new = [self.number[m.id] for m in plan.moved if m.tag == "user" and self.number[m.id] not in self.listed]
             sheet = memo.checklist(sorted(self.state.memo), new, record)
             part = {id(m) for m in (*head, *plan.moved, *plan.current)}
