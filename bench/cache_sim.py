@@ -21,7 +21,7 @@ refreshes them. ``off`` caches nothing.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -48,6 +48,12 @@ class Profile:
     read_multiplier: float = 1.0  # price of a cached token vs an input token, when the map has no rate
     write_multiplier: float = 0.0  # price of a written token vs an input token (0: writes are not billed apart)
     price_model: str = "gpt-5-mini"
+    min_tokens_by_model: dict[str, int] = field(default_factory=dict)   # model-name fragment -> minimum
+
+    def for_model(self, model: str) -> "Profile":
+        """This profile with the minimum of `model` (the longest matching name fragment), if listed."""
+        hits = [k for k in self.min_tokens_by_model if k in model]
+        return replace(self, min_tokens=self.min_tokens_by_model[max(hits, key=len)]) if hits else self
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "cache") -> "Profile":

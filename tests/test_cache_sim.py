@@ -141,3 +141,10 @@ def test_checkpoint_turn_hits_and_fresh_summary_prompt_misses(profile):
     assert turn.read in (2304, 2416)                  # 2,416 tokens shared; openai counts 18 steps of 128
     fresh = req(sim, 6, [60, 2500], ["sys2", "transcript"], breaks=[0, 1])         # new system prompt + transcript
     assert fresh.read == 0
+
+
+def test_model_minimums_follow_the_price_model():
+    assert ANTHROPIC.for_model("claude-sonnet-4-5").min_tokens == 1024
+    assert ANTHROPIC.for_model("anthropic/claude-haiku-4-5-20251001").min_tokens == 4096
+    assert ANTHROPIC.for_model("claude-3-5-haiku-latest").min_tokens == 2048
+    assert load_profile("gemini").for_model("gemini/gemini-2.5-flash-lite").min_tokens == 2048

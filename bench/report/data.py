@@ -72,7 +72,7 @@ def cache_grid(run_dir: Path, summary) -> Any:
     from ..cache_sim import hit_rates, load_profile, profile_names
     from ..logs import read_jsonl
 
-    profiles = [load_profile(n) for n in profile_names() if n != "none"]
+    profiles = [load_profile(n).for_model(load_profile(n).price_model) for n in profile_names() if n != "none"]
     rates = hit_rates(read_jsonl(run_dir / "requests.jsonl"), profiles)
     if not rates:
         return pd.DataFrame()

@@ -8,7 +8,7 @@ the first request after its event and is asked at the end.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,7 @@ def settings(cfg: Any) -> Scoring:
     s = Scoring(profile, str(price.get("model") or ""), bool(probes.get("enabled", True)), grade,
                 float(probes.get("pass_score", 4)))
     rates(s.model, s.cache)   # an unknown price model fails before anything runs
-    return s
+    return replace(s, cache=s.cache.for_model(s.model))
 
 
 async def score_cell(cell: Any, cell_dir: Path, tok: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
