@@ -206,7 +206,20 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
             print(f"[{len(rows) + len(errors)}/{total}] {cell.name}  {row['wall_s']}s", file=sys.stderr)
 
     await asyncio.gather(*(one(c) for c in cells))
+    for model in models.values():
+        _report_calls(model)
     return rows, errors
+
+
+def _report_calls(model: Model) -> None:
+    """One line per real writer model: what the run cost in calls, retries and cache hits."""
+    progress = getattr(model, "progress", None)
+    if progress is None:
+        return
+    progress.close()
+    s = progress.stats
+    print(f"writer {model.name}: {s.calls} calls, {s.http} HTTP requests, {s.retries} retries, "
+          f"{s.cache_hits} cache hits, {s.failures} failed", file=sys.stderr)
 
 
 def _model_key(cfg: ModelConfig) -> str:
@@ -231,6 +244,7 @@ def run(overrides: list[str], multirun: bool = False) -> int:
     if done:
         print(f"resuming {out}: {len(cells) - len(todo)} of {len(cells)} cells already done", file=sys.stderr)
     rows, errors = asyncio.run(run_cells(todo, out, int(cfg.concurrency)))
+    shutil.rmtree(out / ".cells", ignore_errors=True)
     from .report import write_report
 
     write_report(out)
