@@ -59,7 +59,9 @@ def play(messages: Sequence[Message], tools: list[dict] | None, max_tokens: int 
         if calls:
             return Turn(calls=tuple(calls))
     now = compose(reads["mind.md"], conv, system, user.group(1), caps, tok)
-    return Turn(text=f"{OPEN}\n{scene(conv, now, user.group(1), scene_max, tok)}\n{CLOSE}")
+    before = next((x.text for x in messages[:at] if x.text.startswith(RECOLLECTION)), "")
+    text = scene(conv, now, user.group(1), scene_max, tok, rd.recalled_pitfalls(before))
+    return Turn(text=f"{OPEN}\n{text}\n{CLOSE}")
 
 
 def _results(after: list[Message]) -> tuple[dict[str, str], bool]:
@@ -271,7 +273,8 @@ def ticks(sheet: str, conv: list[Message], total: int, each: int, tok: Tokenizer
 
 # -- the scene ----------------------------------------------------------------------------------
 
-def scene(conv: list[Message], mind: str, user: str, cap: int, tok: Tokenizer) -> str:
+def scene(conv: list[Message], mind: str, user: str, cap: int, tok: Tokenizer, earlier: list[str]) -> str:
+    """Rewritten each time; pitfalls of the previous scene follow the new ones while the budget allows."""
     assistant = [m for m in conv if m.role == "assistant" and m.tag != "checkpoint"]
     users = [m for m in conv if rd.is_user(m)]
     last = assistant[-1] if assistant else None
@@ -286,7 +289,7 @@ def scene(conv: list[Message], mind: str, user: str, cap: int, tok: Tokenizer) -
              "Waiting for: " + ("; ".join(waits[-3:]) if waits else "nothing outstanding"),
              f'Next step: continue with what {user} asked most recently: "{latest}"' if latest
              else "Next step: continue the current workstream",
-             "Pitfalls:", *[f"- {p}" for p in rd.pitfalls(conv)],
+             "Pitfalls:", *[f"- {p}" for p in dict.fromkeys([*rd.pitfalls(conv), *earlier[:8]])],
              "References: " + ", ".join(rd.refs(conv)[:30])]
     text = "\n".join(lines)
     return tok.truncate(text, cap) if tok.count(text) > cap else text

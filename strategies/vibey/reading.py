@@ -153,13 +153,30 @@ def refs(messages: list[Message]) -> list[str]:
     return [r for r in out if not (r in seen or seen.add(r)) and len(r) > 3]
 
 
+def mentioned(messages: list[Message]) -> set[str]:
+    """File:line references the user or the agent wrote themselves: the details they care about."""
+    return {r.rsplit("/", 1)[-1] for m in messages if m.role == "assistant" or is_user(m)
+            for r in REF.findall(m.text) if re.search(r"\.\w+:\d+$", r)}
+
+
 def pitfalls(messages: list[Message], n: int = 5) -> list[str]:
-    """Error lines from tool output, verbatim, most recent first."""
+    """Tool output lines, verbatim, most recent first: those at a place someone named, then error lines."""
+    named, errors = mentioned(messages), []
     out: list[str] = []
     for m in reversed(messages):
         if m.role != "tool":
             continue
         for line in m.text.splitlines():
-            if ERROR.search(line) and line.strip() not in out:
-                out.append(line.strip()[:200])
-    return out[:n]
+            text = line.strip()[:200]
+            if any(ref in line for ref in named) and text not in out:
+                out.append(text)
+            elif ERROR.search(line) and text not in errors:
+                errors.append(text)
+    return out[:n] + [e for e in errors if e not in out][:n]
+
+
+def recalled_pitfalls(recollection: str) -> list[str]:
+    """The pitfall lines of the previous scene, so a detail outlives the output it came from."""
+    scene = recollection.split("### Scene", 1)[-1] if "### Scene" in recollection else ""
+    block = scene.split("Pitfalls:", 1)[-1].split("References:", 1)[0] if "Pitfalls:" in scene else ""
+    return [x[2:].strip() for x in block.splitlines() if x.startswith("- ")]
