@@ -112,3 +112,17 @@ def test_later_checkpoints_edit_the_previous_mind_and_keep_its_mission():
     assert first.ok and second.ok
     assert mind.mission(first.fields["mind"])[0].split(" (")[0] == mind.mission(second.fields["mind"])[0].split(" (")[0]
     assert all(t.startswith(("read_file", "edit_mind", "tick_memo")) for t in second.fields["tools"])
+
+
+def test_pitfalls_keep_lines_someone_named_and_outlive_their_output():
+    from bench.messages import make
+    from strategies.vibey import reading
+
+    out = make(TOK, id="r1", role="tool", text="src/a.ts:3:1 unused import\nsrc/net/bar.ts:86:7 'retries' is "
+                                               "reassigned inside the loop\nERROR: disk full", tag="tool")
+    user = make(TOK, id="u2", role="user", text="Note the bar.ts:86 warning, that looks like a real bug.", tag="user")
+    lines = reading.pitfalls([out, user])
+    assert lines == ["src/net/bar.ts:86:7 'retries' is reassigned inside the loop", "ERROR: disk full"]
+    recollection = ("My recollection ...\n### Scene\nCurrent step: x\nPitfalls:\n- " + lines[0] +
+                    "\nReferences: a\n### Files\n- not a pitfall")
+    assert reading.recalled_pitfalls(recollection) == [lines[0]]
