@@ -46,11 +46,23 @@ class ResponseCache:
         self.warned = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with closing(self._connect()) as db:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute(SCHEMA)
+            self._init()
         except (OSError, sqlite3.Error) as exc:
             raise BadInput(f"responses.dir: cannot use {self.path} as the response cache: {exc}") from None
+
+    def _init(self, tries: int = 50) -> None:
+        # Switching a new file to WAL takes an exclusive lock that sqlite's busy timeout does
+        # not wait for, so caches opened at the same moment (parallel runs) retry briefly.
+        for attempt in range(tries):
+            try:
+                with closing(self._connect()) as db:
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.execute(SCHEMA)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or attempt == tries - 1:
+                    raise
+                time.sleep(0.02 * (attempt + 1))
 
     def _warn(self, exc: Exception) -> None:
         if not self.warned:
