@@ -63,11 +63,14 @@ BASELINE = ROOT / "results" / "baseline" / "summary.csv"
 
 
 def test_fresh_run_matches_the_committed_baseline(tmp_path):
-    """CI gate: the hand-written scenarios with the default strategies, offline, against the baseline
-    (regenerate it with `python -m bench.baseline` when a change is meant to move scores)."""
+    """CI gate: the hand-written scenarios and the quick suite (where vibey really checkpoints) with the
+    default strategies, offline, against the baseline (regenerate it with `python -m bench.baseline`
+    when a change is meant to move scores)."""
     assert BASELINE.exists(), "results/baseline/summary.csv is missing: run python -m bench.baseline"
     out = tmp_path / "fresh"
-    assert cli(["run", "scenarios=[scenarios/hand]", f"out={out}"]) == 0
+    quick = ",".join(["scenarios/hand", "scenarios/library/pr-queue-16k.json", "scenarios/library/forged-marker-24k.json",
+                      "scenarios/library/withdrawal-32k.json", "scenarios/library/migration-32k.json"])
+    assert cli(["run", f"scenarios=[{quick}]", f"out={out}"]) == 0
     fresh = {(r["scenario"], r["strategy"]) for r in read_csv(out / "summary.csv")}
     base = {(r["scenario"], r["strategy"]) for r in read_csv(BASELINE)}
     assert fresh <= base, f"cells missing from the baseline (regenerate it): {sorted(fresh - base)}"
