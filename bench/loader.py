@@ -37,8 +37,8 @@ def _yaml_loader():
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def parse(path: Path) -> tuple[Any, str]:
-    """Return (data, text); raise BadInput for unreadable, empty or malformed files."""
+def read_text(path: Path) -> str:
+    """A file's text; BadInput when it is missing, unreadable or blank."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -47,6 +47,12 @@ def parse(path: Path) -> tuple[Any, str]:
         raise BadInput(f"{path}: cannot read: {exc}")
     if not text.strip():
         raise BadInput(f"{path}: empty file")
+    return text
+
+
+def parse(path: Path) -> tuple[Any, str]:
+    """Return (data, text); raise BadInput for unreadable, empty or malformed files."""
+    text = read_text(path)
     if path.suffix == ".json":
         try:
             return json.loads(text), text

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput
+from ..loader import read_text
 from .common import Transcript, dump, scenario, slug
 
 FORMATS = {"openai-chat": "openai_chat", "swe-agent": "swe_agent", "openhands": "openhands", "claude-code": "claude_code"}
@@ -29,14 +30,7 @@ def read_json(path: Path) -> Any:
     inference unifies nested records (adding null keys, turning tool arguments into
     structs), which would change the transcript we are trying to keep verbatim.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BadInput(f"{path}: no such file")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read: {exc}")
-    if not text.strip():
-        raise BadInput(f"{path}: empty file")
+    text = read_text(path)
     if path.suffix != ".jsonl":
         try:
             return json.loads(text)
