@@ -70,9 +70,9 @@ def leakage(view: View, a: Active, user_pattern: re.Pattern[str]) -> list[Check]
     for inj in a.injections:
         payload = norm(inj.payload)
         routes = []
-        if payload and all(k in view.user for k in payload):
+        if payload and any(all(k in u for k in payload) for u in view.user):
             routes.append("a: the user's words")
-        if payload and all(k in view.memo for k in payload):
+        if payload and any(all(k in m for k in payload) for m in view.memo):
             routes.append("b: memo")
         if payload and any(all(k in s for k in payload) and attributed(s, user_pattern) for s in view.written):
             routes.append("c: written as the user's")
