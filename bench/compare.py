@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from .errors import BadInput
-from .results import cell_key, format_table, read_csv
+from .results import KEY_COLUMNS, cell_key, format_table, read_csv
 
 HIGHER = ["goal_retention", "constraint_fidelity", "fact_retention", "user_words_retained", "probe_pass_rate"]
 LOWER = ["provenance_leakage", "stale_constraints"]
@@ -36,8 +36,13 @@ def read_summary(arg: str) -> list[dict[str, str]]:
         rows = read_csv(path)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise BadInput(f"{path}: unreadable: {exc}")
-    if rows and not {"scenario", "strategy"} <= set(rows[0]):
-        raise BadInput(f"{path}: not a compaction-bench summary (no scenario/strategy columns)")
+    gone = [c for c in KEY_COLUMNS if rows and c not in rows[0]]
+    if gone:
+        raise BadInput(f"{path}: not a compaction-bench summary (no {', '.join(gone)} column)")
+    short = [f"{path} line {i + 2}: too few or too many fields" for i, r in enumerate(rows)
+             if None in r or any(r[c] is None for c in KEY_COLUMNS)]
+    if short:
+        raise BadInput(short)
     return rows
 
 
@@ -47,11 +52,17 @@ def failed_cells(arg: str) -> set[str]:
     if not path.exists():
         return set()
     out = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: unreadable: {exc}")
+    for line in lines:
         try:
-            out.add(json.loads(line).get("cell", ""))
+            rec = json.loads(line)
         except ValueError:
             continue
+        if isinstance(rec, dict) and isinstance(rec.get("cell"), str):
+            out.add(rec["cell"])
     return out
 
 
@@ -69,9 +80,11 @@ def _mean(rows: list[dict[str, str]], metric: str) -> float | None:
 
 def compare(base: list[dict[str, str]], new: list[dict[str, str]], max_drop: float,
             failed: set[str] = frozenset()) -> tuple[list[dict], list[str]]:
-    """Diff rows per group and metric, and one line per regression."""
+    """Diff rows per group and metric, and one line per regression. errors.jsonl is only ever appended,
+    so a cell counts as failed only when NEW has no summary row for it (a resume may have finished it)."""
     new_keys = {cell_key(r) for r in new}
-    problems = [f"{'/'.join(cell_key(r))}: failed in NEW" for r in base if "/".join(cell_key(r)) in failed]
+    problems = [f"{'/'.join(cell_key(r))}: failed in NEW" for r in base
+                if "/".join(cell_key(r)) in failed and cell_key(r) not in new_keys]
     base = [r for r in base if cell_key(r) in new_keys]
     groups = sorted({(r["strategy"], r.get("writer", "")) for r in base})
     rows: list[dict] = []

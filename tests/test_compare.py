@@ -49,6 +49,26 @@ def test_a_cell_that_failed_in_new_fails(tmp_path):
     assert cli(["compare", str(base), str(new)]) == 1
 
 
+def test_a_cell_that_failed_then_finished_on_resume_passes(tmp_path, capsys):
+    base = run_dir(tmp_path, "a", ROW)
+    new = run_dir(tmp_path, "b", ROW)          # the resumed run wrote its row; errors.jsonl keeps the old failure
+    (new / "errors.jsonl").write_text(json.dumps({"cell": "s1/naive/offline/1000/0", "error": "boom"}) + "\n")
+    assert cli(["compare", str(base), str(new)]) == 0
+    assert "failed in NEW" not in capsys.readouterr().err
+
+
+def test_a_summary_without_key_columns_is_bad_input(tmp_path, capsys):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "summary.csv").write_text("scenario,strategy,window,seed,goal_retention\ns1,naive,1000,0,0.5\n")
+    assert cli(["compare", str(bad), str(run_dir(tmp_path, "ok", ROW))]) == 2
+    err = capsys.readouterr().err
+    assert "no writer column" in err and "Traceback" not in err
+    (bad / "summary.csv").write_text("scenario,strategy,writer,window,seed\ns1,naive\n")
+    assert cli(["compare", str(bad), str(bad)]) == 2
+    assert "line 2" in capsys.readouterr().err
+
+
 def test_unreadable_input_exits_2(tmp_path, capsys):
     assert cli(["compare", str(tmp_path / "missing"), str(tmp_path)]) == 2
     bad = tmp_path / "bad"
