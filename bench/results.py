@@ -84,20 +84,20 @@ def latest_run(root: Path = Path("results")) -> Path | None:
 
 def prune_unfinished(out: Path) -> int:
     """Drop log and check lines of cells that have no summary row (a run interrupted mid-cell),
-    so resuming does not append them twice. Returns the number of lines dropped."""
-    import json
-
+    so resuming does not append them twice. A line that does not parse (the half-written last line
+    of an interrupted run) belongs to no finished cell and is dropped too. Returns the number of
+    lines dropped."""
     done = {"/".join(k) for k in done_cells(out)}
     dropped = 0
     for name in ("requests.jsonl", "compactions.jsonl"):
         path = out / name
         if not path.exists():
             continue
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-        keep = [ln for ln in lines if not ln.strip() or json.loads(ln).get("cell") in done]
+        lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines(keepends=True)
+        keep = [ln for ln in lines if not ln.strip() or _cell_of(ln) in done]
         if len(keep) != len(lines):
             dropped += len(lines) - len(keep)
-            path.write_text("".join(keep), encoding="utf-8")
+            path.write_text("".join(keep), encoding="utf-8", errors="surrogateescape")
     checks = out / "checks.csv"
     rows = read_csv(checks)
     keep_rows = [r for r in rows if "/".join(cell_key(r)) in done]
@@ -107,6 +107,17 @@ def prune_unfinished(out: Path) -> int:
         checks.unlink()
         append_csv(checks, columns, keep_rows)
     return dropped
+
+
+def _cell_of(line: str) -> str | None:
+    """The cell a log line belongs to; None when the line is not a whole JSON record."""
+    import json
+
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    return rec.get("cell") if isinstance(rec, dict) else None
 
 
 TABLE_COLUMNS = ["scenario", "strategy", "writer", "compactions", "goal_retention", "constraint_fidelity",

@@ -5,7 +5,7 @@ import json
 from collections import Counter
 
 from bench.cli import main as cli
-from bench.results import read_csv
+from bench.results import SUMMARY_COLUMNS, append_csv, prune_unfinished, read_csv
 
 ARGS = ["scenarios=[scenarios/hand/injected-watch.yaml]", "strategies=[truncate,naive]", "probes.enabled=false"]
 
@@ -30,3 +30,14 @@ def test_resume_finishes_only_missing_cells(tmp_path):
     before = (out / "summary.csv").read_text()
     assert cli(["run", *ARGS, "resume=true", f"out={out}"]) == 0      # nothing left to do
     assert (out / "summary.csv").read_text() == before
+
+
+def test_prune_drops_a_half_written_last_log_line(tmp_path):
+    done = {"scenario": "s", "strategy": "naive", "writer": "offline", "window": 1000, "seed": 0}
+    append_csv(tmp_path / "summary.csv", SUMMARY_COLUMNS, [done])
+    ok = json.dumps({"cell": "s/naive/offline/1000/0", "i": 0}) + "\n"
+    lines = [ok, json.dumps({"cell": "s/truncate/offline/1000/0", "i": 0}) + "\n", "[1, 2]\n", '{"cell": "s/naive/of']
+    (tmp_path / "requests.jsonl").write_text("".join(lines))
+    (tmp_path / "compactions.jsonl").write_bytes(ok.encode() + b'{"cell": "\xff')
+    assert prune_unfinished(tmp_path) == 4
+    assert (tmp_path / "requests.jsonl").read_text() == ok and (tmp_path / "compactions.jsonl").read_text() == ok
