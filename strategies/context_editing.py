@@ -3,11 +3,13 @@
 Above `trigger` request tokens, every tool result older than the `keep` most
 recent tool uses is replaced by a short placeholder (optionally the call's
 arguments too), but only when that frees at least `clear_at_least` tokens,
-because each clear rewrites the prompt and costs a cache write. Cleared results
-stay cleared, so between clears the prompt prefix is stable. A call keeps its
-(placeholder) result, so no call or result is ever orphaned. When clearing
-cannot bring the request under the harness limit, the oldest turns are dropped
-and the fallback is recorded.
+because each clear rewrites the prompt and costs a cache write. When the
+request exceeds the harness limit, old results are cleared whatever `trigger`
+and `clear_at_least` say (recorded as `over_limit`), before any turn is dropped.
+Cleared results stay cleared, so between clears the prompt prefix is stable. A
+call keeps its (placeholder) result, so no call or result is ever orphaned.
+When clearing cannot bring the request under the harness limit, the oldest
+turns are dropped and the fallback is recorded.
 """
 from __future__ import annotations
 
@@ -50,13 +52,19 @@ class ContextEditing(Strategy):
         recent = {m.id for m in self.recent_uses()}
         cleared = [m.id for m in results if m.id not in recent and m.tool not in self.exclude_tools]
         comp = Compaction(before=before, after=before)
-        if cleared and before > self.trigger():
+        # Over the harness limit, clearing comes before dropping whole turns (user messages
+        # included), whatever trigger and clear_at_least say: they tune when a clear is worth
+        # a cache write, not whether the request may lose the user's words instead.
+        forced = before > self.session.limit
+        if cleared and (before > self.trigger() or forced):
             saved = self.messages
             inputs = replace_results(self, set(cleared), lambda m: self.placeholder, self.clear_tool_inputs)
             freed = before - self.size()
-            if freed >= window_share(self.clear_at_least_at, self.session.window, "clear_at_least"):
+            if forced or freed >= window_share(self.clear_at_least_at, self.session.window, "clear_at_least"):
                 comp.after = self.size()
                 comp.fields.update(cleared=cleared, inputs_cleared=inputs, freed=freed)
+                if forced:
+                    comp.fields["over_limit"] = True
             else:
                 self.messages = saved     # too little to pay for the cache write: not applied
         fit(self, comp)

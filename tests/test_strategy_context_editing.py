@@ -1,6 +1,9 @@
 """context_editing: clear_tool_uses semantics — trigger, keep, clear_at_least, exclusions, inputs."""
 from __future__ import annotations
 
+import pytest
+
+from bench import loader
 from bench.strategy import default_reserve, trigger_limit
 from strategies.context_editing import PLACEHOLDER, ContextEditing
 from test_strategy_common import TOK, assert_paired, long_scenario, run
@@ -32,12 +35,18 @@ def test_clears_old_results_above_the_trigger_keeping_the_newest_tool_uses():
 def test_clears_only_when_it_frees_at_least_clear_at_least():
     s = long_scenario(turns=40)
     floor = int(0.2 * s.window)
+    limit = trigger_limit(s.window, *default_reserve(s.window))
     _, _, comps = run(s, ContextEditing(clear_at_least=0.2))
     cleared = [c for c in comps if "cleared" in c]
-    assert cleared and all(c["freed"] >= floor and c["before"] - c["after"] >= floor for c in cleared)
-    _, requests, never = run(s, ContextEditing(clear_at_least=10 * s.window))
-    assert never and all("cleared" not in c and c["fallback"] == "drop_oldest" for c in never)
-    assert not any(m.tag == "placeholder" for r in requests for m in r)
+    assert cleared and all(c["freed"] >= floor and c["before"] - c["after"] >= floor
+                           for c in cleared if not c.get("over_limit"))
+    assert all(c["before"] > limit for c in cleared if c.get("over_limit"))
+    # A floor no clear can reach: clears happen only when the request is over the limit
+    # (clearing beats dropping turns), never merely above the trigger.
+    _, requests, forced = run(s, ContextEditing(clear_at_least=10 * s.window))
+    assert forced and all(c["over_limit"] and c["before"] > limit for c in forced if "cleared" in c)
+    below = [r for r in requests if size(r) <= int(0.5 * s.window)]
+    assert below and not any(m.tag == "placeholder" for r in below[:1] for m in r)
 
 
 def test_excluded_tools_are_never_cleared():
@@ -79,3 +88,33 @@ def test_no_model_call():
     s = long_scenario(turns=40)
     stats, _, comps = run(s, ContextEditing())
     assert comps and stats.model_calls == 0 and all(c["calls"] == [] for c in comps)
+
+
+def big_user_then_tool_results(turns: int = 11, window: int = 1000):
+    """The reviewer's repro: one long user message, then tool results that push past the limit."""
+    events = [{"id": "u1", "role": "user",
+               "text": "Mission: migrate billing; never touch prod-db directly. " + "Details follow. " * 30}]
+    for i in range(1, turns + 1):
+        events.append({"id": f"a{i}", "role": "assistant", "text": f"step {i}",
+                       "calls": [{"id": f"c{i}", "tool": "run", "args": {"cmd": f"ls {i}"}}]})
+        events.append({"id": f"r{i}", "role": "tool", "call": f"c{i}",
+                       "text": " ".join(f"line{j}" for j in range(20))})
+    events.append({"id": "a99", "role": "assistant", "text": "done"})
+    s, ck = loader.check({"scenario": 1, "id": "ce-drop", "user": "Dana", "window": window,
+                          "system": "You are an agent.", "events": events})
+    assert s is not None, ck.problems
+    return s
+
+
+@pytest.mark.parametrize("kw", [{"trigger": 0.99}, {"clear_at_least": 0.99}, {"trigger": 5000}])
+def test_over_the_limit_old_results_are_cleared_before_any_user_turn_is_dropped(kw):
+    s = big_user_then_tool_results()
+    limit = trigger_limit(s.window, *default_reserve(s.window))
+    stats, requests, comps = run(s, ContextEditing(**kw))
+    assert comps and stats.overflows == 0
+    assert all(c["fallback"] is None and c.get("over_limit") for c in comps), comps
+    assert all(r[1].id == "u1" for r in requests), "the user's first message was dropped"
+    for r in requests:
+        assert size(r) <= limit
+        assert all(m.tag == "tool" for m in [m for m in r if m.role == "tool"][-3:])   # keep still holds
+        assert_paired(r)
