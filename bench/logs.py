@@ -17,37 +17,48 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, TextIO
 
-from .messages import Message, Part, make, render_all, system_message
-from .scenario import Scenario
+from .messages import EVENT_TAGS, Message, Part, make, render_all, system_message
+from .scenario import Call, Scenario
 from .tokens import Tokenizer
+
+
+def is_verbatim(m: Message, verbatim: dict[str, str]) -> bool:
+    """The harness's own rendering of an event (or the system prompt), untouched by the strategy."""
+    return verbatim.get(m.id) == m.hash and m.tag in EVENT_TAGS and not m.parts
 
 
 def _msg_record(m: Message, verbatim: dict[str, str]) -> dict[str, Any]:
     rec: dict[str, Any] = {"id": m.id, "role": m.role, "tag": m.tag, "n": m.tokens, "h": m.hash}
-    if verbatim.get(m.id) != m.hash:
+    if not is_verbatim(m, verbatim):
         rec["text"] = m.text
+        rec["t"] = m.t
+        for key, value in (("call", m.call_id), ("tool", m.tool), ("source", m.source), ("skill", m.skill)):
+            if value:
+                rec[key] = value
         if m.calls:
             rec["calls"] = [{"id": c.id, "tool": c.tool, "args": c.args} for c in m.calls]
-        if m.call_id:
-            rec["call"] = m.call_id
         if m.parts:
             rec["parts"] = [[p.tag, p.text] for p in m.parts]
-        if m.source:
-            rec["source"] = m.source
     return rec
 
 
-def delta(prev: list[str], new: list[Message]) -> list[Any]:
-    """Runs of the previous request's hashes that survive, interleaved with new messages."""
-    if len(new) >= len(prev) and [m.hash for m in new[:len(prev)]] == prev:
+def identity(m: Message) -> tuple:
+    """What makes two messages the same in the log: content and what the scorers read (id, tag, parts)."""
+    return (m.hash, m.id, m.tag, tuple(p.tag for p in m.parts) if m.parts else ())
+
+
+def delta(prev: list[tuple], new: list[Message]) -> list[Any]:
+    """Runs of the previous request's messages that survive, interleaved with new messages."""
+    keys = [identity(m) for m in new]
+    if len(keys) >= len(prev) and keys[:len(prev)] == prev:
         return ([[0, len(prev)]] if prev else []) + list(new[len(prev):])
-    pos: dict[str, list[int]] = {}
-    for i, h in enumerate(prev):
-        pos.setdefault(h, []).append(i)
+    pos: dict[tuple, list[int]] = {}
+    for i, k in enumerate(prev):
+        pos.setdefault(k, []).append(i)
     seq: list[Any] = []
     cursor = 0  # previous-request positions are only used left to right
-    for m in new:
-        candidates = [i for i in pos.get(m.hash, ()) if i >= cursor]
+    for m, k in zip(new, keys):
+        candidates = [i for i in pos.get(k, ()) if i >= cursor]
         if candidates:
             i = candidates[0]
             if seq and isinstance(seq[-1], list) and seq[-1][1] == i:
@@ -65,7 +76,7 @@ class RequestLog:
 
     def __init__(self, fh: TextIO, cell: str, verbatim: dict[str, str]):
         self.fh, self.cell, self.verbatim = fh, cell, verbatim
-        self.prev: list[str] = []
+        self.prev: list[tuple] = []
         self.count = 0
 
     def write(self, messages: list[Message], *, kind: str, tokens: int, **extra: Any) -> int:
@@ -75,7 +86,7 @@ class RequestLog:
                "added": len(messages) - kept, "dropped": len(self.prev) - kept, **extra,
                "seq": [s if isinstance(s, list) else _msg_record(s, self.verbatim) for s in seq]}
         self.fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self.prev = [m.hash for m in messages]
+        self.prev = [identity(m) for m in messages]
         self.count += 1
         return self.count - 1
 
@@ -104,9 +115,8 @@ def read_jsonl(path: Path, cell: str | None = None) -> Iterator[dict[str, Any]]:
 def replay_requests(records: Iterator[dict[str, Any]], scenario: Scenario, tok: Tokenizer,
                     markers: bool = True) -> Iterator[LoggedRequest]:
     """Rebuild each request's messages from its delta (one cell's records, in order)."""
-    known = {m.hash: m for m in render_all(tok, scenario, markers)}
     sysm = system_message(tok, scenario)
-    known[sysm.hash] = sysm
+    known = {(m.id, m.hash): m for m in (sysm, *render_all(tok, scenario, markers))}
     prev: list[Message] = []
     for rec in records:
         seq = rec["seq"]
@@ -124,15 +134,11 @@ def replay_requests(records: Iterator[dict[str, Any]], scenario: Scenario, tok: 
         yield LoggedRequest(rec["i"], rec["kind"], rec["tokens"], rec, cur)
 
 
-def _message(rec: dict[str, Any], known: dict[str, Message], tok: Tokenizer) -> Message:
-    m = known.get(rec["h"])
-    if m is not None and "text" not in rec:
-        return m
-    from .scenario import Call
-
+def _message(rec: dict[str, Any], known: dict[tuple[str, str], Message], tok: Tokenizer) -> Message:
+    if "text" not in rec:
+        return known[(rec["id"], rec["h"])]
     calls = [Call(c["id"], c["tool"], c.get("args") or {}) for c in rec.get("calls", [])]
     parts = [Part(t, x) for t, x in rec.get("parts", [])]
-    msg = make(tok, id=rec["id"], role=rec["role"], text=rec.get("text", ""), tag=rec["tag"],
-               calls=calls, call_id=rec.get("call"), source=rec.get("source"), parts=parts)
-    known[rec["h"]] = msg
-    return msg
+    return make(tok, id=rec["id"], role=rec["role"], text=rec["text"], tag=rec["tag"], t=rec.get("t", 0.0),
+                calls=calls, call_id=rec.get("call"), tool=rec.get("tool"), source=rec.get("source"),
+                skill=rec.get("skill"), parts=parts)

@@ -235,3 +235,43 @@ def test_rebuilt_messages_follow_marker_setting(markers):
     _, reqs, _ = run(s, Full(), markers=markers)
     bg = [m for m in rebuilt(s, reqs, markers)[-1] if m.tag == "background"]
     assert bg and all(m.text.startswith("[Harness: cron]") == markers for m in bg)
+
+
+def test_log_keeps_tag_parts_id_tool_and_time_of_strategy_messages():
+    """A verbatim user message re-tagged as memo, a message with parts, two equal texts with different
+    ids and a placeholder for a tool result all come back from the log exactly as the strategy made them."""
+    from bench.messages import Part, retext
+
+    class Reshape(Strategy):
+        async def compact(self):
+            from bench.strategy import Compaction
+            before = self.size()
+            user = self.messages[0]
+            memo = self.session.message(id=user.id, role="user", text=user.text, tag="memo")
+            both = self.session.message(id="cp", role="user", text="mind. " + user.text, tag="checkpoint",
+                                        parts=[Part("mind", "mind. "), Part("memo", user.text)])
+            tool = next(m for m in self.messages if m.role == "tool")
+            holder = retext(self.session.tok, tool, "[cleared]", tag="placeholder")
+            self.messages = [memo, both, *[holder if m is tool else m for m in self.messages[1:]]][-12:]
+            return Compaction(before=before, after=self.size())
+
+    extra = [{"id": "u2", "role": "user", "text": "continue"}, {"id": "a-x", "role": "assistant", "text": "ok"},
+             {"id": "u3", "role": "user", "text": "continue"}, {"id": "a-y", "role": "assistant", "text": "ok"}]
+    s = scenario(10, extra=extra)
+    produced: list[list] = []
+    from bench.logs import RequestLog
+    original = RequestLog.write
+
+    def spy(self, messages, **kw):
+        produced.append(list(messages))
+        return original(self, messages, **kw)
+
+    RequestLog.write = spy
+    try:
+        _, reqs, comps = run(s, Reshape())
+    finally:
+        RequestLog.write = original
+    assert comps
+    for made, back in zip(produced, rebuilt(s, reqs)):
+        assert [(m.id, m.tag, m.text, m.parts, m.tool, m.t, m.call_id) for m in made] == \
+               [(m.id, m.tag, m.text, m.parts, m.tool, m.t, m.call_id) for m in back]
