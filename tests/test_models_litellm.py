@@ -54,10 +54,11 @@ def test_429_retried_honouring_retry_after(loopback):
 
 @pytest.mark.parametrize("kind", ["500", "slow", "malformed", "empty", "bad_tool_json"])
 def test_fault_retried_then_model_error(loopback, kind):
-    m = model(loopback, timeout=0.3, retries=1, backoff=0.01)
-    loopback.fail(kind, times=1, delay=1.0)
+    # the timeout leaves a loaded machine room for the retry to succeed; a slow fault outlasts it
+    m = model(loopback, timeout=2.0, retries=1, backoff=0.01)
+    loopback.fail(kind, times=1, delay=3.0)
     assert asyncio.run(m.chat(MESSAGES)).retries == 1        # one fault: the retry succeeds
-    loopback.fail(kind, times=2, delay=1.0)
+    loopback.fail(kind, times=2, delay=3.0)
     with pytest.raises(ModelError, match="failed after 2 tries"):
         asyncio.run(m.chat(MESSAGES))
     assert loopback.calls == 4 and m.waits == [0.01, 0.01]
