@@ -161,3 +161,10 @@ def test_summary_averages_points_and_leaves_unused_metrics_empty():
 def test_first_sentence_skips_bare_replies():
     assert first_sentence("ok") == "" and first_sentence("continue please") == ""
     assert first_sentence("Please fix the login bug. Then deploy.") == "please fix the login bug."
+
+
+def test_first_sentence_follows_the_importers_rules():
+    assert first_sentence("Hi! Please refactor the parser so it streams.") == "please refactor the parser so it streams."
+    assert first_sentence("e.g. use the v2 API for uploads. Thanks") == "use the v2 api for uploads."
+    paste = "Traceback (most recent call last):\n  File \"x.py\", line 3\nValueError: bad\n"
+    assert first_sentence(paste) == ""

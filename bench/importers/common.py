@@ -16,14 +16,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import BadInput
-from ..loader import check, normalize
+from ..loader import check
+from ..text import first_sentence, substantive  # noqa: F401  (importers and tests use them from here)
 
-ACKS = {"continue", "ok", "okay", "k", "yes", "y", "no", "n", "thanks", "thank you", "thx", "go on", "go ahead", "proceed",
-        "sounds good", "lgtm", "great", "perfect", "sure", "keep going", "do it", "yep", "nope", "cool", "done", "next"}
-GREETING = re.compile(r"^(hi|hello|hey|thanks|thank you|great|ok|okay|sure|yes|no|perfect|good (morning|afternoon|evening))\b[\s,!.]*",
-                      re.I)
-PLEASANTRY = re.compile(r"^(thanks|thank you|cheers|bye|goodbye|have a (nice|good)|no worries|sorry)\b", re.I)
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 KINDS = (  # first match wins; `must` when none does
     ("ban", re.compile(r"^(please\s+)?(don'?t|do not|never|stop|avoid)\b|\b(you|we)\s+(must not|mustn'?t|should not|shouldn'?t|"
                        r"may not|can'?t|cannot)\b|\b(not allowed|no longer)\b|\bplease (don'?t|do not|never)\b", re.I)),
@@ -34,7 +29,6 @@ KINDS = (  # first match wins; `must` when none does
 STOP = {"the", "and", "that", "this", "with", "from", "have", "will", "would", "could", "should", "there", "their", "about",
         "which", "please", "need", "want", "into", "your", "you", "for", "are", "can", "not", "but", "all", "any", "it's",
         "when", "what", "where", "then", "than", "just", "also", "some", "know", "let's", "don't", "i'm", "i'd", "i'll", "can't", "won't", "sure", "sorry", "could", "okay", "hi", "hello", "yes"}
-QUOTE_CHARS = 200
 
 
 @dataclass
@@ -190,41 +184,6 @@ def _monotonic(events: list[dict[str, Any]]) -> None:
 
 
 # ---------------------------------------------------------------- derived truth
-
-
-def substantive(text: str) -> bool:
-    """Not an acknowledgement, not a bare paste of terminal output or code."""
-    words = normalize(text).strip(" .!?")
-    if not words or words in ACKS or len(words.split()) < 3 and not re.search(r"[/_.:#0-9]", words):
-        return False
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    prose = [ln for ln in lines if _is_prose(ln)]
-    return bool(prose) and (len(lines) < 3 or len(prose) / len(lines) >= 0.2)
-
-
-def _is_prose(line: str) -> bool:
-    s = line.strip()
-    if s.startswith(("$ ", ">>> ", "at ", "File \"", "Traceback", "+", "-", "|", "{", "}", "```", "#!")):
-        return False
-    words = re.findall(r"[A-Za-z][A-Za-z'’-]+", s)
-    return len(words) >= 3 and sum(len(w) for w in words) >= 0.5 * len(s)
-
-
-def first_sentence(text: str) -> str | None:
-    """The first real sentence (greetings and one-word lines skipped), cut at a word boundary."""
-    for raw in SENTENCE_END.split(text):
-        s = raw.strip()
-        if PLEASANTRY.match(s):
-            continue
-        g = GREETING.match(s)
-        if g and len(s[g.end():].split()) >= 3:
-            s = s[g.end():]
-        if len(re.findall(r"[A-Za-z]{2,}", s)) < 3 or not _is_prose(s) and len(s.split()) < 5:
-            continue
-        if len(s) > QUOTE_CHARS:
-            s = s[:QUOTE_CHARS].rsplit(None, 1)[0]
-        return s
-    return None
 
 
 def kind_of(sentence: str) -> str:

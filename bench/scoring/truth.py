@@ -6,15 +6,12 @@ than `pos`; an `until`, a `done` or a replacing constraint ends it the same way.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..loader import normalize
 from ..scenario import Constraint, Decision, Fact, Injection, Item, Mission, Scenario, Workstream
-
-FIRST_SENTENCE = re.compile(r"(?<=[.!?])\s")
-# A user message whose first sentence is this short says nothing alone ("continue", "ok, go on").
-SUBSTANTIVE_WORDS = 4
+from ..text import first_sentence as real_first_sentence
+from ..text import substantive
 
 
 @dataclass
@@ -66,7 +63,9 @@ class Timeline:
 
 
 def first_sentence(text: str) -> str:
-    """The normalised first sentence of a user message, or '' when it is too short to matter."""
-    first = FIRST_SENTENCE.split(text.strip(), maxsplit=1)[0] if text.strip() else ""
-    first = normalize(first.splitlines()[0] if first else "")
-    return first if len(first.split()) >= SUBSTANTIVE_WORDS else ""
+    """The normalised first real sentence of a substantive user message (the importers' rules,
+    bench/text.py: greetings, acknowledgements and pasted output skipped), or '' when there is none."""
+    if not substantive(text):
+        return ""
+    first = real_first_sentence(text)
+    return normalize(first) if first else ""
