@@ -142,3 +142,61 @@ def test_bad_input_is_one_line_per_problem(tmp_path, capsys):
     assert cli(["import", "openai-chat", str(nothing), "--out", str(tmp_path / "x.json")]) == 2
     assert "no assistant message" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+CALL_OK = {"role": "tool", "tool_call_id": "c1", "content": "out"}
+USER = {"role": "user", "content": "Fix the build please now."}
+MALFORMED = [   # (format, file content, what the one problem line must say)
+    ("openai-chat", [USER, {"role": "assistant", "content": "x", "tool_calls": ["x"]}],
+     "message 1: tool_calls[0]: expected a mapping with a 'function' mapping, got a string"),
+    ("openai-chat", [USER, {"role": "assistant", "content": "x", "tool_calls": [{"id": "c1", "function": "run"}]}, CALL_OK],
+     "message 1: tool_calls[0]: expected a mapping with a 'function' mapping, got 'function' as a string"),
+    ("openai-chat", [USER, {"role": "assistant", "content": "x", "tool_calls": 5}], "message 1: tool_calls: expected a list"),
+    ("openai-chat", [USER, {"role": "assistant", "content": "x", "tool_calls": [{"id": "c1", "function": {"name": [1]}}]},
+                     CALL_OK], "message 1: tool_calls[0].function.name: expected a tool name (a string), got a list"),
+    ("openai-chat", [USER, {"role": "assistant", "content": "x", "function_call": "f"}], "message 1: function_call: expected a mapping"),
+    ("openai-chat", [{"task_id": 1, "traj": [USER, {"role": "assistant", "tool_calls": [7]}]}],
+     "record 0: message 1: tool_calls[0]: expected a mapping with a 'function' mapping, got a number"),
+    ("swe-agent", {"history": [USER, {"role": "assistant", "content": "x", "tool_calls": ["x"]}]},
+     "history[1]: tool_calls[0]: expected a mapping with a 'function' mapping, got a string"),
+    ("swe-agent", {"history": [USER, {"role": "assistant", "content": "x", "tool_calls": {"id": "c1"}}]},
+     "history[1]: tool_calls: expected a list of calls, got a mapping"),
+    ("swe-agent", {"history": [USER, {"role": "tool", "content": "out", "tool_call_ids": {"a": 1}}]},
+     "history[1]: tool_call_ids: expected a list of call ids, got a mapping"),
+    ("openhands", [{"id": 1, "action": "run", "source": "agent", "args": {"command": "ls"}, "tool_call_metadata": "bash"},
+                   {"id": 2, "observation": "run", "cause": 1, "content": "out"}],
+     "history[0]: tool_call_metadata: expected a mapping, got a string"),
+    ("openhands", [{"id": 1, "action": "run", "source": "agent", "args": {"command": "ls"}},
+                   {"id": 2, "observation": "run", "cause": [1], "content": "out"}],
+     "history[1]: cause: expected an event id (a string or number), got a list"),
+    ("openhands", [{"instance_id": "t", "history": [{"id": {"x": 1}, "action": "run", "source": "agent", "args": {}},
+                                                    {"id": 2, "observation": "run", "cause": 1, "content": "out"}]}],
+     "record 0: history[0]: id: expected an event id (a string or number), got a mapping"),
+]
+
+
+@pytest.mark.parametrize("fmt, content, says", MALFORMED, ids=[f"{f}-{i}" for i, (f, _, _) in enumerate(MALFORMED)])
+def test_wrong_shaped_records_are_one_line_bad_input(tmp_path, capsys, fmt, content, says):
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps(content))
+    assert cli(["import", fmt, str(src), "--out", str(tmp_path / "x.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(str(src)) and says in err[0], err
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_unwritable_out_undecodable_text_and_deep_nesting_are_bad_input(tmp_path, capsys):
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps([USER, {"role": "assistant", "content": "ok"}]))
+    assert cli(["import", "openai-chat", str(src), "--out", "/proc/no/x.yaml"]) == 2
+    assert capsys.readouterr().err.strip() == "/proc/no/x.yaml: cannot write: No such file or directory"
+    (tmp_path / "file").write_text("")
+    assert cli(["import", "openai-chat", str(src), "--out", str(tmp_path / "file" / "x.json")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+    src.write_text('[{"role": "user", "content": "Fix the \\ud800 build please."}, {"role": "assistant", "content": "ok"}]')
+    assert cli(["import", "openai-chat", str(src), "--out", str(tmp_path / "x.json")]) == 2
+    assert "$[0].content: text holds a lone UTF-16 surrogate" in capsys.readouterr().err
+    src.write_text("[" * 100_000)
+    assert cli(["import", "openai-chat", str(src), "--out", str(tmp_path / "x.json")]) == 2
+    assert "nested too deeply" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()

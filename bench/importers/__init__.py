@@ -33,10 +33,16 @@ def read_json(path: Path) -> Any:
     text = read_text(path)
     if path.suffix != ".jsonl":
         try:
-            return json.loads(text)
+            value = json.loads(text)
         except json.JSONDecodeError as exc:
             if path.suffix == ".json" or exc.msg != "Extra data":
                 raise BadInput(f"{path}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})")
+        except RecursionError:
+            raise BadInput(f"{path}: not usable JSON: nested too deeply")
+        else:
+            if (where := _lone_surrogate(value)) is not None:
+                raise BadInput(f"{path}: {where}: text holds a lone UTF-16 surrogate (\\ud800-\\udfff), not a character")
+            return value
     rows, problems = [], []
     for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
@@ -44,9 +50,35 @@ def read_json(path: Path) -> Any:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as exc:
                 problems.append(f"{path}:{n}: not valid JSON: {exc.msg} (column {exc.colno})")
+                continue
+            except RecursionError:
+                problems.append(f"{path}:{n}: not usable JSON: nested too deeply")
+                continue
+            if (where := _lone_surrogate(rows[-1])) is not None:
+                problems.append(f"{path}:{n}: {where}: text holds a lone UTF-16 surrogate (\\ud800-\\udfff), not a character")
     if problems:
         raise BadInput(problems[:20] + ([f"{path}: ... and {len(problems) - 20} more bad lines"] if len(problems) > 20 else []))
     return rows
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """Where (a JSON path) the first string that UTF-8 cannot store is, if any: JSON may escape
+    half a surrogate pair, and such a string would fail when the scenario is written."""
+    stack: list[tuple[Any, str]] = [(value, "$")]
+    while stack:
+        v, where = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return where
+        elif isinstance(v, dict):
+            for k, item in reversed(list(v.items())):
+                stack.append((k, f"{where} (a key)"))
+                stack.append((item, f"{where}.{k}"))
+        elif isinstance(v, list):
+            stack.extend((item, f"{where}[{i}]") for i, item in reversed(list(enumerate(v))))
+    return None
 
 
 def read_hub(name: str, split: str) -> list[Any]:

@@ -69,7 +69,7 @@ def text_of(content: Any) -> str:
         return "\n".join(parts)
     if isinstance(content, dict) and isinstance(content.get("text"), str):
         return content["text"]
-    return json.dumps(content, ensure_ascii=False)
+    return json.dumps(content, ensure_ascii=False, default=str)   # default: dataset rows may hold dates
 
 
 def parse_args(raw: Any) -> dict[str, Any]:
@@ -254,14 +254,22 @@ def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) 
 
 
 def dump(data: dict[str, Any], path: Path) -> None:
-    """JSON (one event per line) or YAML, by the file's suffix."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """JSON (one event per line) or YAML, by the file's suffix; an unwritable path is BadInput naming it."""
     if path.suffix in (".yaml", ".yml"):
         import yaml
 
-        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
     else:
-        path.write_text(dumps(data), encoding="utf-8")
+        text = dumps(data)
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:   # half a surrogate pair from a source read without read_json (hf:)
+        raise BadInput(f"{path}: not written: the transcript holds a lone UTF-16 surrogate, not a character")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(raw)
+    except OSError as exc:
+        raise BadInput(f"{path}: cannot write: {exc.strerror or exc}")
 
 
 def dumps(data: dict[str, Any]) -> str:

@@ -59,13 +59,13 @@ def transcript(msgs: list[Any], origin: str, sid: str, title: str) -> Transcript
         elif role == "user":
             turns.append(Turn("user", text))
         elif role == "assistant":
-            calls = []
-            for c in m.get("tool_calls") or []:
-                fn = c.get("function") or {} if isinstance(c, dict) else {}
-                calls.append((str(c.get("id")), fn.get("name") or "tool", parse_args(fn.get("arguments"))))
-            if isinstance(m.get("function_call"), dict):   # legacy single function call
-                fc = m["function_call"]
-                calls.append((f"fn:{fc.get('name')}", fc.get("name") or "tool", parse_args(fc.get("arguments"))))
+            calls = openai_calls(m.get("tool_calls"), f"{origin}: message {n}", problems)
+            fc = m.get("function_call")   # legacy single function call
+            if fc is not None and not isinstance(fc, dict):
+                problems.append(f"{origin}: message {n}: function_call: expected a mapping, got {kind(fc)}")
+            elif fc is not None:
+                name = tool_name(fc.get("name"), f"{origin}: message {n}: function_call.name", problems)
+                calls.append((f"fn:{fc.get('name')}", name, parse_args(fc.get("arguments"))))
             turns.append(Turn("assistant", text, calls=calls))
         elif role == "tool":
             turns.append(Turn("tool", text, call=str(m.get("tool_call_id"))))
@@ -76,3 +76,40 @@ def transcript(msgs: list[Any], origin: str, sid: str, title: str) -> Transcript
     if problems:
         raise BadInput(problems)
     return Transcript(sid, title, "\n\n".join(system), turns, origin)
+
+
+def kind(value: Any) -> str:
+    """How a wrong-shaped JSON value reads in a problem line."""
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def tool_name(value: Any, where: str, problems: list[str]) -> str:
+    """A call's tool name: a string, 'tool' when absent; anything else is reported."""
+    if value is None or value == "":
+        return "tool"
+    if not isinstance(value, str):
+        problems.append(f"{where}: expected a tool name (a string), got {kind(value)}")
+        return "tool"
+    return value
+
+
+def openai_calls(raw: Any, where: str, problems: list[str]) -> list[tuple[str, str, dict[str, Any]]]:
+    """OpenAI `tool_calls` ([{id, function: {name, arguments}}]) as (id, tool, args); wrong shapes
+    are added to `problems` (one line each) instead of raising mid-record. SWE-agent uses it too."""
+    if not raw:
+        return []
+    if not isinstance(raw, list):
+        problems.append(f"{where}: tool_calls: expected a list of calls, got {kind(raw)}")
+        return []
+    calls = []
+    for i, c in enumerate(raw):
+        fn = c.get("function") if isinstance(c, dict) else None
+        if not isinstance(c, dict) or not isinstance(fn, (dict, type(None))):
+            got = kind(c) if not isinstance(c, dict) else f"'function' as {kind(fn)}"
+            problems.append(f"{where}: tool_calls[{i}]: expected a mapping with a 'function' mapping, got {got}")
+            continue
+        fn = fn or {}
+        name = tool_name(fn.get("name"), f"{where}: tool_calls[{i}].function.name", problems)
+        calls.append((str(c.get("id")), name, parse_args(fn.get("arguments"))))
+    return calls

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import BadInput
 from .common import Transcript, Turn, each_record, seconds, slug, text_of
+from .openai_chat import kind, tool_name
 
 SKIP_ACTIONS = ("recall", "system", "change_agent_state")
 SKIP_OBSERVATIONS = ("recall", "agent_state_changed", "null")
@@ -37,7 +38,9 @@ def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
 
 def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcript:
     system, turns, problems = "", [], []
-    caused = {e.get("cause") for e in history if isinstance(e, dict) and "observation" in e}
+    # Ids and causes pair as strings (that is how events_from pairs them); anything but a
+    # string or a number is not an event id and is reported below.
+    caused = {str(e["cause"]) for e in history if isinstance(e, dict) and "observation" in e and _is_id(e.get("cause"))}
     start = None
     for n, e in enumerate(history):
         if not isinstance(e, dict):
@@ -57,13 +60,22 @@ def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcr
                 turns.append(Turn("user", text_of(args.get("content")) or text_of(e.get("message")), t=rel))
             elif src == "agent":
                 meta = e.get("tool_call_metadata") or {}
+                if not isinstance(meta, dict):
+                    problems.append(f"{origin}: history[{n}]: tool_call_metadata: expected a mapping, got {kind(meta)}")
+                    continue
+                if e.get("id") is not None and not _is_id(e["id"]):
+                    problems.append(f"{origin}: history[{n}]: id: expected an event id (a string or number), "
+                                    f"got {kind(e['id'])}")
+                    continue
                 thought = text_of(args.get("thought")) or (text_of(args.get("content")) if action == "message" else "")
                 if action == "finish":
                     thought = "\n\n".join(x for x in (thought, text_of(args.get("final_thought"))) if x)
                 calls = []
-                if e.get("id") in caused:
+                if e.get("id") is not None and str(e["id"]) in caused:
                     call_args = {k: v for k, v in args.items() if k not in ("thought", "is_input")}
-                    calls = [(str(e["id"]), meta.get("function_name") or action, call_args)]
+                    name = tool_name(meta.get("function_name") or action,
+                                     f"{origin}: history[{n}]: tool_call_metadata.function_name (or action)", problems)
+                    calls = [(str(e["id"]), name, call_args)]
                 turns.append(Turn("assistant", thought or text_of(e.get("message")), calls=calls, t=rel))
             else:
                 turns.append(Turn("background", text_of(e.get("message")), source="harness", t=rel))
@@ -72,6 +84,9 @@ def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcr
                 continue
             text = text_of(e.get("content")) or text_of(e.get("message"))
             cause = e.get("cause")
+            if cause is not None and not _is_id(cause):
+                problems.append(f"{origin}: history[{n}]: cause: expected an event id (a string or number), got {kind(cause)}")
+                continue
             turns.append(Turn("tool", text, call=str(cause), t=rel) if cause is not None
                          else Turn("background", text, source="harness", t=rel))
         else:
@@ -79,3 +94,7 @@ def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcr
     if problems:
         raise BadInput(problems)
     return Transcript(sid, title, system, turns, origin)
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)

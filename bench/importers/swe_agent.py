@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import BadInput
-from .common import Transcript, Turn, parse_args, text_of
+from .common import Transcript, Turn, text_of
+from .openai_chat import kind, openai_calls
 
 
 def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
@@ -34,14 +35,16 @@ def _from_history(history: list[Any], origin: str, sid: str, title: str) -> Tran
         if role == "system":
             system.append(text)
         elif role == "assistant":
-            calls = [(str(c.get("id")), (c.get("function") or {}).get("name") or "tool",
-                      parse_args((c.get("function") or {}).get("arguments"))) for c in m.get("tool_calls") or []]
+            calls = openai_calls(m.get("tool_calls"), f"{origin}: history[{n}]", problems)
             if not calls and isinstance(m.get("action"), str) and m["action"].strip():
                 pending_action = f"action-{n}"
                 calls = [(pending_action, "bash", {"command": m["action"]})]
             turns.append(Turn("assistant", text, calls=calls))
         elif role == "tool":
             ids = m.get("tool_call_ids") or [m.get("tool_call_id")]
+            if not isinstance(ids, list):
+                problems.append(f"{origin}: history[{n}]: tool_call_ids: expected a list of call ids, got {kind(ids)}")
+                continue
             turns.append(Turn("tool", text, call=str(ids[0])))
         elif role == "user" and m.get("message_type") == "observation" and pending_action:
             turns.append(Turn("tool", text, call=pending_action))
