@@ -47,13 +47,28 @@ def _cache_path():
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "compaction-bench" / CACHE_FILE
 
 
+ROW_TYPES = {"stamp": list, "id": str, "tags": list, "events": int, "tokens": int, "system": int, "window": int}
+
+
+def _valid_row(row) -> bool:
+    return (isinstance(row, dict) and all(isinstance(row.get(k), t) and not isinstance(row.get(k), bool)
+                                          for k, t in ROW_TYPES.items())
+            and len(row["stamp"]) == 2 and all(isinstance(x, int) for x in row["stamp"])
+            and all(isinstance(t, str) for t in row["tags"]) and isinstance(row.get("title"), (str, type(None))))
+
+
 def _load_cache() -> dict:
+    """The row cache; anything unreadable or not shaped like rows counts as not cached
+    (it is only a cache, so a hand-edited or foreign file must never break `list`)."""
     import json
 
     try:
-        return json.loads(_cache_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(_cache_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: row for k, row in data.items() if _valid_row(row)}
 
 
 def _save_cache(cache: dict) -> None:
@@ -61,10 +76,11 @@ def _save_cache(cache: dict) -> None:
 
     path = _cache_path()
     try:
+        text = json.dumps(cache)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(cache), encoding="utf-8")
-    except OSError:
-        pass   # a read-only home only costs speed
+        path.write_text(text, encoding="utf-8")
+    except (OSError, TypeError, ValueError):
+        pass   # a read-only home, or a row that is not JSON, only costs speed
 
 
 def list_row(path, cache: dict) -> dict:
@@ -76,11 +92,15 @@ def list_row(path, cache: dict) -> dict:
     st = path.stat()
     key = str(path.resolve())
     hit = cache.get(key)
-    if hit and hit.get("stamp") == [st.st_mtime_ns, st.st_size]:
+    if _valid_row(hit) and hit["stamp"] == [st.st_mtime_ns, st.st_size]:
         return hit
     s = loader.load(path)
+    try:
+        tokens, system = scenario_tokens(s), system_message(tokenizer(), s).tokens
+    except (TypeError, ValueError) as exc:   # something the validator let through cannot be rendered
+        raise BadInput(f"{path}: cannot render the scenario to count its tokens: {exc}")
     row = {"stamp": [st.st_mtime_ns, st.st_size], "id": s.id, "tags": list(s.tags), "events": len(s.events),
-           "tokens": scenario_tokens(s), "system": system_message(tokenizer(), s).tokens, "window": s.window, "title": s.title}
+           "tokens": tokens, "system": system, "window": s.window, "title": s.title}
     cache[key] = row
     return row
 

@@ -100,10 +100,17 @@ def main(argv: list[str]) -> int:
     if not 0 < a.scale <= 4:
         raise BadInput(f"--scale: must be in (0, 4], got {a.scale}")
     out = Path(a.out)
+    try:   # before the (slow) generation, so a bad --out fails at once
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"--out: cannot create the directory {out}: {exc.strerror or exc}")
     for name in a.only or LIBRARY:
         start = time.perf_counter()
         script = generate(name, a.seed, a.scale)
-        path = write(script, out)
+        try:
+            path = write(script, out)
+        except OSError as exc:
+            raise BadInput(f"--out: cannot write {out / (script.id + '.json')}: {exc.strerror or exc}")
         print(f"wrote {path}: {len(script.events)} events, {script.tokens()} tokens, window {script.window} "
               f"({time.perf_counter() - start:.1f}s)")
     return 0
