@@ -29,6 +29,7 @@ from .models.cache import responses_dir
 from .replay import ReplayOptions, replay
 from .results import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv, done_cells, format_table, read_csv
 from .scenario import Scenario
+from .settings import check_run, result_changes
 from .scoring import settings
 from .strategy import Strategy
 from .tokens import encoding_for, tokenizer
@@ -49,10 +50,16 @@ class Cell:
     agent: ModelConfig = field(default_factory=ModelConfig)
     judge: ModelConfig = field(default_factory=ModelConfig)
     scoring: Any = None   # bench.scoring.Scoring: cache profile, price model, probe settings
+    variant: str = ""     # the swept settings (other than writer, window, seed) that set this cell apart
+
+    @property
+    def label(self) -> str:
+        """The strategy column: the strategy's name, plus its variant when a sweep made several."""
+        return f"{self.strategy}[{self.variant}]" if self.variant else self.strategy
 
     @property
     def key(self) -> tuple[str, ...]:
-        return (self.scenario.id, self.strategy, self.writer.model, str(self.window), str(self.seed))
+        return (self.scenario.id, self.label, self.writer.model, str(self.window), str(self.seed))
 
     @property
     def name(self) -> str:
@@ -104,37 +111,39 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
     """Compose every sweep combination and list the cells to run."""
     combos = expand_sweeps(overrides) if multirun else [overrides]
     cfgs = [compose(c) for c in combos]
+    variants = sweep_labels(combos)
     cells: list[Cell] = []
     cache: dict[tuple, list[Scenario]] = {}
-    for cfg in cfgs:
-        key = tuple(cfg.scenarios)
-        if key not in cache:
-            cache[key] = loader.load_all(loader.expand(list(cfg.scenarios), base=ROOT))
+    for cfg, variant in zip(cfgs, variants):
+        patterns, names = check_run(cfg)
+        if tuple(patterns) not in cache:
+            cache[tuple(patterns)] = loader.load_all(loader.expand(patterns, base=ROOT))
         responses = cfg.get("responses") or {}
         cache_dir = responses_dir(bool(responses.get("enabled", True)), responses.get("dir"))
         scoring = settings(cfg)
         writer = model_config(cfg.writer, cfg.seed, cache_dir)
-        for scenario in cache[key]:
-            window = int(cfg.window or scenario.window)
-            if window <= 0:
-                raise BadInput(f"window: must be a positive integer, got {cfg.window}")
-            for name in cfg.strategies:
-                spec = strategy_config(cfg, str(name))
-                cells.append(Cell(scenario, str(name), spec, writer, window, int(cfg.seed), bool(cfg.markers),
-                                  _opt_int(cfg.reserve_output), _opt_int(cfg.margin),
+        for scenario in cache[tuple(patterns)]:
+            for name in names:
+                cells.append(Cell(scenario, name, strategy_config(cfg, name), writer, cfg.window or scenario.window,
+                                  cfg.seed, cfg.markers, cfg.reserve_output, cfg.margin,
                                   cfg.encoding or encoding_for(writer.model),
                                   model_config(cfg.agent, cfg.seed, cache_dir),
-                                  model_config(cfg.judge, cfg.seed, cache_dir), scoring))
-    for name, spec in {c.strategy: c.strategy_cfg for c in cells}.items():
-        make_strategy(name, spec)  # fail on a bad strategy config before anything runs
+                                  model_config(cfg.judge, cfg.seed, cache_dir), scoring, variant))
+    for c in {c.label: c for c in cells}.values():
+        make_strategy(c.strategy, c.strategy_cfg)  # fail on a bad strategy config before anything runs
     unique: dict[tuple, Cell] = {}
     for c in cells:
         unique.setdefault(c.key, c)
     return list(unique.values()), cfgs[0], cfgs
 
 
-def _opt_int(v: Any) -> int | None:
-    return None if v is None else int(v)
+def sweep_labels(combos: list[list[str]]) -> list[str]:
+    """Per sweep combination, the swept settings that the summary's key columns do not already show."""
+    shown = {"writer.model", "window", "seed", "scenarios", "strategies", "suite", "out"}
+    parsed = [dict(o.lstrip("+~").split("=", 1) for o in combo if "=" in o) for combo in combos]
+    keys = [k for k in dict.fromkeys(k for p in parsed for k in p)
+            if k not in shown and len({p.get(k) for p in parsed}) > 1]
+    return [",".join(f"{k}={p.get(k, '')}" for k in keys) for p in parsed]
 
 
 def out_dir(cfg: Any) -> Path:
@@ -231,11 +240,15 @@ def run(overrides: list[str], multirun: bool = False) -> int:
 
     cells, cfg, cfgs = plan(overrides, multirun)
     out = out_dir(cfg)
-    out.mkdir(parents=True, exist_ok=True)
-    shutil.rmtree(out / ".cells", ignore_errors=True)
     configs = [redact(OmegaConf.to_container(c, resolve=True)) for c in cfgs]
-    (out / "config.yaml").write_text(_dump({**configs[0], "overrides": overrides,
-                                            **({"sweep": configs} if len(configs) > 1 else {})}))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _check_same_settings(out / "config.yaml", configs)
+        shutil.rmtree(out / ".cells", ignore_errors=True)
+        (out / "config.yaml").write_text(_dump({**configs[0], "overrides": overrides,
+                                                **({"sweep": configs} if len(configs) > 1 else {})}))
+    except OSError as exc:
+        raise BadInput(f"out: cannot write results to {out}: {exc.strerror or exc}")
     done = done_cells(out)
     from .results import prune_unfinished
 
@@ -245,14 +258,35 @@ def run(overrides: list[str], multirun: bool = False) -> int:
         print(f"resuming {out}: {len(cells) - len(todo)} of {len(cells)} cells already done", file=sys.stderr)
     rows, errors = asyncio.run(run_cells(todo, out, int(cfg.concurrency)))
     shutil.rmtree(out / ".cells", ignore_errors=True)
-    from .report import write_report
-
-    write_report(out)
-    print(format_table(read_csv(out / "summary.csv")))
     for e in errors:
         print(f"error: {e}", file=sys.stderr)
+    summary = read_csv(out / "summary.csv")
+    if summary:
+        from .report import write_report
+
+        write_report(out)
+    print(format_table(summary))
     print(f"results: {out}")
     return 1 if errors else 0
+
+
+def _check_same_settings(path: Path, configs: list[dict]) -> None:
+    """Cells already in a folder were computed with its config; finishing them under other settings would mix runs."""
+    if not path.exists():
+        return
+    import yaml
+
+    try:
+        old = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return
+    if not isinstance(old, dict) or "sweep" in old or len(configs) > 1:
+        return  # sweep cells carry their variant in the key
+    changed = result_changes(old, configs[0])
+    if changed:
+        shown = ", ".join(changed[:6]) + (" ..." if len(changed) > 6 else "")
+        raise BadInput(f"out: {path.parent} holds a run made with other settings ({shown}); "
+                       "use a new out= or the same settings to resume it")
 
 
 def _dump(data: dict) -> str:

@@ -133,3 +133,38 @@ def test_user_strategy_by_dotted_path(tmp_path):
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader((out / "summary.csv").open()))
     assert rows[0]["strategy"] == "mystrat.KeepAll"
+
+
+def test_sweeps_over_settings_stay_separate_cells(tmp_path):
+    out = tmp_path / "res"
+    r = cli("run", "-m", f"scenarios=[{HAND}/injected-watch.yaml]", "strategies=[naive]",
+            "strategy.naive.budget=0.05,0.2", "markers=true,false", f"out={out}", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    labels = sorted(row["strategy"] for row in csv.DictReader((out / "summary.csv").open()))
+    assert labels == ["naive[strategy.naive.budget=0.05,markers=False]", "naive[strategy.naive.budget=0.05,markers=True]",
+                      "naive[strategy.naive.budget=0.2,markers=False]", "naive[strategy.naive.budget=0.2,markers=True]"]
+
+
+def test_resuming_with_other_settings_is_refused(tmp_path):
+    out = tmp_path / "res"
+    args = [f"scenarios=[{HAND}/injected-watch.yaml]", "strategies=[naive]", f"out={out}"]
+    assert cli("run", *args, cwd=tmp_path).returncode == 0
+    changed = cli("run", *args, "strategy.naive.budget=0.3", cwd=tmp_path)
+    assert changed.returncode == 2 and "other settings (strategy.naive.budget)" in changed.stderr
+    more = cli("run", f"scenarios=[{HAND}/injected-watch.yaml]", "strategies=[naive,truncate]", f"out={out}",
+               cwd=tmp_path)
+    assert more.returncode == 0 and "1 of 2 cells already done" in more.stderr
+
+
+def test_bad_setting_values_are_one_line_each(tmp_path):
+    cases = {"window=abc": "window: must be a positive integer", "window=0": "window: must be a positive integer",
+             "window=1.5": "window: must be", "seed=x": "seed: must be", "concurrency=0": "concurrency: must be",
+             "markers=maybe": "markers: must be true or false", "strategies=[]": "strategies: must be a non-empty",
+             "encoding=bogus": "unknown tiktoken encoding 'bogus'", "probes.pass_score=abc": "probes.pass_score",
+             "writer.retries=-1": "writer.retries: must be"}
+    for override, expected in cases.items():
+        r = cli("run", f"scenarios=[{HAND}]", override, f"out={tmp_path / 'x'}", cwd=tmp_path)
+        assert r.returncode == 2 and expected in r.stderr and "Traceback" not in r.stderr, (override, r.stderr)
+    (tmp_path / "file").write_text("")
+    r = cli("run", f"scenarios=[{HAND}]", f"out={tmp_path / 'file'}", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("out: cannot write results to")

@@ -1,0 +1,108 @@
+"""Type checks for the top-level run settings, so a bad override is one line, not a traceback.
+
+Hydra accepts any value for an untyped key (`window=abc`, `markers=maybe`); these
+checks run on the composed config before anything is replayed.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import BadInput
+
+# Keys that only choose which cells exist (or where they go); everything else changes a cell's result.
+CELL_SET_KEYS = {"scenarios", "strategies", "writer.model", "window", "seed", "out", "resume", "concurrency",
+                 "responses", "overrides", "sweep"}
+
+
+def _int(value: Any, key: str, problems: list[str], *, minimum: int, optional: bool) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        what = "a positive integer" if minimum > 0 else "a non-negative integer"
+        problems.append(f"{key}: must be {what}{' or null' if optional else ''}, got {value!r}")
+
+
+def _names(value: Any, key: str, problems: list[str]) -> list[str]:
+    """A list of non-empty strings; a single string stands for a one-item list."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not items or not all(isinstance(v, str) and v for v in items):
+        problems.append(f"{key}: must be a non-empty list of names, got {value!r}")
+        return []
+    return list(items)
+
+
+def check_run(cfg: Any) -> tuple[list[str], list[str]]:
+    """Problems in a composed run config; returns (scenario patterns, strategy names) when there are none."""
+    from omegaconf import OmegaConf
+
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    problems: list[str] = []
+    scenarios = _names(plain.get("scenarios"), "scenarios", problems)
+    strategies = _names(plain.get("strategies"), "strategies", problems)
+    _int(plain.get("window"), "window", problems, minimum=1, optional=True)
+    _int(plain.get("seed"), "seed", problems, minimum=0, optional=False)
+    _int(plain.get("reserve_output"), "reserve_output", problems, minimum=0, optional=True)
+    _int(plain.get("margin"), "margin", problems, minimum=0, optional=True)
+    _int(plain.get("concurrency"), "concurrency", problems, minimum=1, optional=False)
+    for key in ("markers", "resume"):
+        if not isinstance(plain.get(key), bool):
+            problems.append(f"{key}: must be true or false, got {plain.get(key)!r}")
+    for key in ("out", "encoding"):
+        if plain.get(key) is not None and not isinstance(plain.get(key), str):
+            problems.append(f"{key}: must be a string or null, got {plain.get(key)!r}")
+    if isinstance(plain.get("encoding"), str):
+        problems.extend(_encoding_problem(plain["encoding"]))
+    for role in ("writer", "agent", "judge"):
+        node = plain.get(role)
+        if not isinstance(node, dict) or not isinstance(node.get("model"), str) or not node.get("model"):
+            problems.append(f"{role}.model: must be 'offline' or a litellm model string")
+            continue
+        for key in ("concurrency", "retries"):
+            _int(node.get(key), f"{role}.{key}", problems, minimum=1 if key == "concurrency" else 0, optional=False)
+        for key in ("timeout", "temperature", "backoff"):
+            v = node.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0):
+                problems.append(f"{role}.{key}: must be a non-negative number, got {v!r}")
+        _int(node.get("max_tokens"), f"{role}.max_tokens", problems, minimum=1, optional=True)
+    probes = plain.get("probes")
+    if probes is not None and not isinstance(probes, dict):
+        problems.append(f"probes: must be a mapping (probes.enabled=false to skip them), got {probes!r}")
+    elif isinstance(probes, dict):
+        score = probes.get("pass_score", 4)
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 5:
+            problems.append(f"probes.pass_score: must be a number from 0 to 5, got {score!r}")
+        if not isinstance(probes.get("enabled", True), bool):
+            problems.append(f"probes.enabled: must be true or false, got {probes.get('enabled')!r}")
+    if problems:
+        raise BadInput(problems)
+    return scenarios, strategies
+
+
+def _encoding_problem(name: str) -> list[str]:
+    from .tokens import tokenizer
+
+    try:
+        tokenizer(name)
+    except (ValueError, KeyError):
+        return [f"encoding: unknown tiktoken encoding '{name}' (try o200k_base, cl100k_base or p50k_base)"]
+    return []
+
+
+def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(data, dict):
+        out: dict[str, Any] = {}
+        for k, v in data.items():
+            out.update(flatten(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: data}
+
+
+def result_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Keys whose values differ and would change the numbers of cells already in a run folder."""
+    a, b = flatten(old), flatten(new)
+    keys = sorted(set(a) | set(b))
+    return [k for k in keys if a.get(k) != b.get(k) and not _cell_set(k)]
+
+
+def _cell_set(key: str) -> bool:
+    return any(key == k or key.startswith(k + ".") for k in CELL_SET_KEYS)
