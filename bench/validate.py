@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -164,6 +165,9 @@ def _events(ck: _Check, raw: list) -> list[Event]:
                 if cm["id"] in calls:
                     ck.add(cp + ("id",), f"duplicate call id '{cm['id']}'")
                     continue
+                if not _json_safe(cm.get("args") or {}):
+                    ck.add(cp + ("args",), "args must be plain JSON (string keys; strings, numbers, booleans, "
+                                           "lists, mappings; quote dates and times)")
                 call = Call(cm["id"], cm["tool"], dict(cm.get("args") or {}))
                 calls[call.id] = (i, call)
                 event_calls.append(call)
@@ -178,6 +182,9 @@ def _events(ck: _Check, raw: list) -> list[Event]:
                 if len(results[call_ref]) == 2:
                     ck.add(path + ("call",), f"call '{call_ref}' already has a result ({results[call_ref][0]})")
         t = ev.get("t")
+        if t is not None and not math.isfinite(t):
+            ck.add(path + ("t",), f"t must be a finite number, got {t}")
+            t = None
         if t is not None and t < 0:
             ck.add(path + ("t",), f"t must not be negative, got {t}")
         if t is None:
@@ -217,6 +224,15 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
             for ref in ("from", "until", "event"):
                 if ref in m and m[ref] not in by_id:
                     ck.add(path + (ref,), f"unknown event '{m[ref]}'")
+            for key in ("quote", "text", "title"):
+                if key in m and not m[key].strip():
+                    ck.add(path + (key,), f"{key} must not be blank")
+            for key in ("keys", "payload", "rejected"):
+                if key in m and any(not k.strip() for k in m[key]):
+                    ck.add(path + (key,), f"{key} must not contain blank entries")
+            if section in ("facts", "decisions") and not m.get("keys") or section == "injections" and not m.get("payload"):
+                what = "payload" if section == "injections" else "keys"
+                ck.add(path, f"needs at least one entry in '{what}', or it can never be lost")
             out[section].append((path, m))
     # cross checks that need the whole section
     for path, m in out["constraints"]:
@@ -324,3 +340,14 @@ def check(data: Any) -> tuple[Scenario | None, _Check]:
                         window=top["window"], system=top["system"], events=tuple(events),
                         tags=tuple(top.get("tags", ())), truth=truth, probes=tuple(probes))
     return scenario, ck
+
+
+def _json_safe(value: Any) -> bool:
+    """Args are hashed and sent as JSON; a YAML date or a numeric key would break that later."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_safe(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_safe(v) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int, bool))

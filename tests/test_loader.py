@@ -215,3 +215,20 @@ def test_readme_example_scenario_is_valid(tmp_path):
     block = readme.split("```yaml\n", 1)[1].split("```", 1)[0]
     s = loader.load(write(tmp_path, block))
     assert s.id == "pr-queue-small" and s.truth.injections[0].event == "b1"
+
+
+def test_args_must_be_plain_json(tmp_path):
+    bad = GOOD.replace("args: {n: 1}", "args: {when: 2024-01-01, 3: x}")
+    line = one(tmp_path, bad, "args must be plain JSON")
+    assert "events.a1.calls[0].args" in line
+
+
+def test_blank_truth_and_non_finite_time_are_refused(tmp_path):
+    bad = GOOD.replace('quote: "Never merge billing/ changes"', 'quote: "  "').replace(
+        'keys: ["src/app.ts:12"]', "keys: []").replace("payload: [force-push]", "payload: []").replace(
+        "t: 60", "t: .nan")
+    ps = problems(tmp_path, bad)
+    assert any("constraints[0].quote: quote must not be blank" in p for p in ps)
+    assert any("facts[0]: needs at least one entry in 'keys'" in p for p in ps)
+    assert any("injections[0]: needs at least one entry in 'payload'" in p for p in ps)
+    assert any("events.b1.t: t must be a finite number" in p for p in ps)
