@@ -117,6 +117,12 @@ def _with_path(s: Scenario, path: str) -> Scenario:
     return replace(s, path=path)
 
 
+def _glob(p: Path) -> list[Path]:
+    root = Path(p.anchor) if p.is_absolute() else Path(".")
+    rel = str(p.relative_to(p.anchor)) if p.is_absolute() else str(p)
+    return sorted(f for f in root.glob(rel) if f.suffix in SCENARIO_SUFFIXES and f.is_file())
+
+
 def expand(patterns: Iterable[str], base: Path | None = None) -> list[Path]:
     """Paths, directories (every scenario file inside) or globs -> sorted unique files."""
     found: list[Path] = []
@@ -128,9 +134,9 @@ def expand(patterns: Iterable[str], base: Path | None = None) -> list[Path]:
         if p.is_dir():
             hits = sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and f.is_file())
         elif any(ch in pattern for ch in "*?["):
-            root = Path(p.anchor) if p.is_absolute() else Path(".")
-            rel = str(p.relative_to(p.anchor)) if p.is_absolute() else pattern
-            hits = sorted(f for f in root.glob(rel) if f.suffix in SCENARIO_SUFFIXES)
+            hits = _glob(p)
+            if not hits and not p.is_absolute() and base is not None:
+                hits = _glob(base / p)   # like plain paths: relative to the project when not found here
         elif p.exists():
             hits = [p]
         else:

@@ -232,3 +232,10 @@ def test_blank_truth_and_non_finite_time_are_refused(tmp_path):
     assert any("facts[0]: needs at least one entry in 'keys'" in p for p in ps)
     assert any("injections[0]: needs at least one entry in 'payload'" in p for p in ps)
     assert any("events.b1.t: t must be a finite number" in p for p in ps)
+
+
+def test_relative_globs_fall_back_to_the_project_like_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    root = Path(__file__).resolve().parent.parent
+    hits = loader.expand(["scenarios/hand/*.yaml"], base=root)
+    assert hits and all(h.is_file() and h.parent == root / "scenarios" / "hand" for h in hits)
