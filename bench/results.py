@@ -54,16 +54,46 @@ def _fmt(v: Any) -> Any:
     return v
 
 
+# What `load` insists on per table: columns that must be there, and columns that must hold numbers.
+REQUIRED = {"summary": KEY_COLUMNS, "checks": ["strategy", "point", "check_point", "metric", "item", "score"]}
+NUMERIC = {"summary": [c for c in SUMMARY_COLUMNS if c not in ("scenario", "strategy", "writer")],
+           "checks": ["check_point", "request", "score"]}
+
+
 def load(run_dir: str | Path, table: str = "summary"):
-    """summary.csv (or checks.csv with table="checks") of a run as a pandas DataFrame; empty cells are NaN."""
+    """summary.csv (or checks.csv with table="checks") of a run as a pandas DataFrame; empty cells are NaN.
+    BadInput, one line per problem, when the file is not UTF-8 CSV, lacks a required column or holds
+    a non-number in a numeric column."""
     import pandas as pd
 
-    path = Path(run_dir) / f"{table}.csv"
-    if not path.exists():
-        from .errors import BadInput
+    from .errors import BadInput
 
+    path = Path(run_dir) / f"{table}.csv"
+    if not path.is_file():
         raise BadInput(f"{path}: no such file (is {run_dir} a results directory?)")
-    return pd.read_csv(path)
+    try:
+        df = pd.read_csv(path, encoding="utf-8", dtype=str, keep_default_na=False, na_values=["", "nan", "NaN"])
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text")
+    except pd.errors.EmptyDataError:
+        raise BadInput(f"{path}: empty file (no header row)")
+    except (pd.errors.ParserError, ValueError, OSError) as exc:
+        raise BadInput(f"{path}: not a readable CSV: {str(exc).strip().splitlines()[-1]}")
+    problems = [f"{path}: missing column '{c}'" for c in REQUIRED.get(table, []) if c not in df.columns]
+    for c in NUMERIC.get(table, []):
+        if c not in df.columns:
+            continue
+        num = pd.to_numeric(df[c], errors="coerce")
+        bad = df[c].notna() & num.isna()
+        if bad.any():
+            i = int(bad.to_numpy().nonzero()[0][0])
+            problems.append(f"{path} line {i + 2}: column '{c}' is not a number: {df[c].iloc[i]!r}"
+                            + (f" (and {int(bad.sum()) - 1} more)" if bad.sum() > 1 else ""))
+        else:
+            df[c] = num
+    if problems:
+        raise BadInput(problems)
+    return df
 
 
 def to_dataset(run_dir: str | Path):

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from bench.cli import main as cli
-from bench.results import read_csv, to_dataset
+from bench.results import SUMMARY_COLUMNS, append_csv, read_csv, to_dataset
 
 
 @pytest.fixture(scope="module")
@@ -52,3 +52,43 @@ def test_run_exports_as_a_dataset(run):
     ds = to_dataset(run)
     assert ds["summary"].num_rows == 4 and "goal_retention" in ds["summary"].column_names
     assert ds["checks"].num_rows == len(read_csv(run / "checks.csv"))
+
+
+ROW = {"scenario": "s1", "strategy": "naive", "writer": "offline", "window": 1000, "seed": 0, "goal_retention": 0.5}
+
+
+def tiny_run(tmp_path, name="run"):
+    d = tmp_path / name
+    d.mkdir()
+    append_csv(d / "summary.csv", SUMMARY_COLUMNS, [ROW])
+    return d
+
+
+@pytest.mark.parametrize("file,content,says", [
+    ("summary.csv", 'garbage,,"\n', "summary.csv: not a readable CSV"),
+    ("summary.csv", "scenario,strategy\nx,y\n", "summary.csv: missing column 'writer'"),
+    ("summary.csv", "scenario,strategy,writer,window,seed,goal_retention\nx,y,z,1,0,abc\n",
+     "summary.csv line 2: column 'goal_retention' is not a number: 'abc'"),
+    ("summary.csv", b"\xff\xfescenario\n", "summary.csv: not UTF-8 text"),
+    ("checks.csv", "a,b\n1,2\n", "checks.csv: missing column 'metric'"),
+    ("config.yaml", "not yaml: [\n", "config.yaml line 2: not valid YAML"),
+    ("config.yaml", '["x"]\n', "config.yaml: expected a mapping"),
+    ("requests.jsonl", '{"cell": \n{"cell": "x", "seq": []}\n', "requests.jsonl line 1: not JSON"),
+])
+def test_malformed_run_files_are_one_line_of_bad_input(tmp_path, capsys, file, content, says):
+    d = tiny_run(tmp_path)
+    (d / file).write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert cli(["report", str(d)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+def test_a_truncated_last_log_line_is_skipped(run, tmp_path):
+    copy = tmp_path / "run"
+    copy.mkdir()
+    for name in ("summary.csv", "checks.csv", "config.yaml"):
+        (copy / name).write_bytes((run / name).read_bytes())
+    log = (run / "requests.jsonl").read_text()
+    (copy / "requests.jsonl").write_text(log + log.splitlines()[-1][:40])       # interrupted mid-line
+    assert cli(["report", str(copy)]) == 0
+    assert "## Prompt-cache hit rate by provider" in (copy / "report.md").read_text()

@@ -34,10 +34,31 @@ def write_report(run_dir: Path) -> Path:
 
 
 def _config(run_dir: Path) -> dict[str, Any]:
+    """config.yaml as a mapping ({} when absent); BadInput when it is not UTF-8 YAML holding a mapping."""
     import yaml
 
     path = run_dir / "config.yaml"
-    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
+    if not path.exists():
+        return {}
+    try:
+        cfg = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text")
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise BadInput(f"{path}{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}")
+    if cfg is None:
+        return {}
+    if not isinstance(cfg, dict):
+        raise BadInput(f"{path}: expected a mapping of config keys, got a {type(cfg).__name__}")
+    return cfg
+
+
+def _section(cfg: dict[str, Any], key: str) -> dict[str, Any]:
+    """A config section as a mapping; a section of another shape reads as absent."""
+    value = cfg.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _rows(df, columns: list[str]) -> list[list[Any]]:
@@ -53,7 +74,10 @@ def build(run_dir: Path) -> Doc:
     summary = load(run_dir)
     checks = load(run_dir, "checks") if (run_dir / "checks.csv").exists() else pd.DataFrame(
         columns=["strategy", "metric", "point", "check_point", "score", "kind", "item"])
+    if "kind" not in checks.columns:          # runs from before checks.csv had a kind column
+        checks = checks.assign(kind=float("nan"))
     cfg = _config(run_dir)
+    records = data.read_log(run_dir / "requests.jsonl")
     doc = Doc(f"compaction-bench report: {run_dir.name}")
     _models(doc, summary, cfg)
     if summary.empty:
@@ -93,12 +117,12 @@ def build(run_dir: Path) -> Doc:
                                "(goal, constraints, facts)."))
 
     doc.h("Prompt-cache hit rate by provider")
-    grid = data.cache_grid(run_dir, summary)
+    grid = data.cache_grid(run_dir / "requests.jsonl", records, summary)
     if not grid.empty:
         gcols = list(grid.columns)
         doc.table(Table(gcols, _rows(grid, gcols), "Each run's logs re-simulated under every bundled profile "
                                                    "(conf/cache/); the run itself used "
-                                                   f"`{(cfg.get('cache') or {}).get('name', '?')}`."))
+                                                   f"`{_section(cfg, 'cache').get('name', '?')}`."))
         doc.figure(figures.bars(grid, "strategy", gcols[1:], "cache", "Cache hit rate per strategy and provider."))
 
     doc.h("Per scenario")
@@ -121,10 +145,10 @@ def build(run_dir: Path) -> Doc:
 
 def _models(doc: Doc, summary, cfg: dict[str, Any]) -> None:
     writers = sorted(set(summary["writer"].astype(str))) if not summary.empty else []
-    role = lambda r: str((cfg.get(r) or {}).get("model", "?"))  # noqa: E731
-    price = (cfg.get("price") or {}).get("model") or (cfg.get("cache") or {}).get("price_model", "?")
+    role = lambda r: str(_section(cfg, r).get("model", "?"))  # noqa: E731
+    price = _section(cfg, "price").get("model") or _section(cfg, "cache").get("price_model", "?")
     doc.p(f"Writer model(s): {', '.join(writers) or '?'}; agent (probes): {role('agent')}; "
-          f"judge: {role('judge')}. Cache profile: {(cfg.get('cache') or {}).get('name', '?')}; "
+          f"judge: {role('judge')}. Cache profile: {_section(cfg, 'cache').get('name', '?')}; "
           f"prices: {price} from litellm's bundled cost map.")
     if "offline" in writers or "offline" in (role("agent"), role("judge")):
         doc.p(OFFLINE_NOTE)

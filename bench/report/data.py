@@ -33,7 +33,8 @@ def drift(checks):
     """Mean score per strategy, metric and compaction number at check points. Compaction numbers
     are binned by powers of two (1, 2, 3-4, 5-8, ...), since strategies compact from a few times
     to hundreds of times a session and scenarios end at different counts."""
-    rows = checks[checks["point"].isin(["compaction", "final"]) & checks["metric"].isin(list(DRIFT))]
+    rows = checks[checks["point"].isin(["compaction", "final"]) & checks["metric"].isin(list(DRIFT))
+                  & checks["check_point"].notna() & checks["score"].notna()]
     if rows.empty:
         return rows
     k = rows["check_point"].astype(int)
@@ -65,15 +66,51 @@ def probe_kinds(checks):
     return out.drop(columns=["ran"])
 
 
-def cache_grid(run_dir: Path, summary) -> Any:
-    """Cache hit rate per strategy and provider profile, re-simulated from requests.jsonl."""
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSONL log. A last line that does not parse is an interrupted write and is
+    skipped; any other line that is not a JSON object is BadInput naming its line."""
+    import json
+
+    from ..errors import BadInput
+
+    if not path.exists():
+        return []
+    lines = path.read_bytes().splitlines()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    out, problems = [], []
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            if n == len(lines):
+                break                                   # a half-written last line
+            problems.append(f"{path} line {n}: not JSON: {exc}")
+            continue
+        if not isinstance(rec, dict):
+            problems.append(f"{path} line {n}: expected a JSON object, got {type(rec).__name__}")
+            continue
+        out.append(rec)
+    if problems:
+        raise BadInput(problems[:20] + ([f"{path}: ... and {len(problems) - 20} more"] if len(problems) > 20 else []))
+    return out
+
+
+def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
+    """Cache hit rate per strategy and provider profile, re-simulated from requests.jsonl's records."""
     import pandas as pd
 
     from ..cache_sim import hit_rates, load_profile, profile_names
-    from ..logs import read_jsonl
+    from ..errors import BadInput
 
     profiles = [load_profile(n).for_model(load_profile(n).price_model) for n in profile_names() if n != "none"]
-    rates = hit_rates(read_jsonl(run_dir / "requests.jsonl"), profiles)
+    try:
+        rates = hit_rates(records, profiles)
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+        raise BadInput(f"{path}: a request record lacks or mangles a field the cache simulator needs "
+                       f"({type(exc).__name__}: {exc})")
     if not rates:
         return pd.DataFrame()
     keys = ["scenario", "strategy", "writer", "window", "seed"]
