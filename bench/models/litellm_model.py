@@ -64,6 +64,11 @@ class LitellmModel(Model):
         if secret:
             raise BadInput(f"model {cfg.model}: {', '.join(secret)}: keys come from the environment "
                            f"(e.g. OPENAI_API_KEY), never from the config")
+        try:
+            _litellm().get_llm_provider(cfg.model, api_base=cfg.api_base)
+        except Exception:  # litellm raises its BadRequestError subclasses here
+            raise BadInput(f"model {cfg.model}: litellm cannot tell its provider; name it as provider/model, "
+                           f"e.g. openai/{cfg.model.split('/')[-1]}") from None
         if not cfg.api_base:
             missing = [k for k in _litellm().validate_environment(cfg.model).get("missing_keys") or ()
                        if SECRET_NAME.search(k)]

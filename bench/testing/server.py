@@ -17,6 +17,7 @@ bodies over `max_body` bytes, and shuts itself down after `lifetime` seconds.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import threading
 import time
@@ -242,6 +243,21 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def configured_players() -> list[str]:
+    """The modules whose import registers offline players: each configured strategy (conf/strategy/*.yaml
+    `_target_`) and the probe judge. In-process runs import them anyway; a server started by hand must too."""
+    import yaml
+
+    from ..config import CONF_DIR
+
+    modules = ["bench.scoring.probes"]
+    for path in sorted((CONF_DIR / "strategy").glob("*.yaml")):
+        target = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("_target_", "")
+        if "." in target:
+            modules.append(target.rsplit(".", 1)[0])
+    return modules
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m bench.testing [--fail KIND:N ...] [--lifetime S]`: serve until Ctrl-C or SIGTERM,
     then print what was served (try a run against it by hand)."""
@@ -252,7 +268,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--retry-after", type=float, default=0.1)
     p.add_argument("--cached-tokens", type=int, default=0)
     p.add_argument("--lifetime", type=float, default=3600.0)
+    p.add_argument("--players", nargs="*", default=None, metavar="MODULE",
+                   help="modules that teach the offline model their turns (default: every configured "
+                        "strategy's module and the probe judge)")
     args = p.parse_args(argv)
+    for module in configured_players() if args.players is None else args.players:
+        importlib.import_module(module)
     import signal
 
     signal.signal(signal.SIGTERM, lambda *_: server._stop.set())
