@@ -5,6 +5,7 @@ Exit codes: 0 ok, 1 a gate or comparison failed, 2 bad input or usage.
 """
 from __future__ import annotations
 
+import os
 import sys
 from importlib import import_module
 
@@ -78,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         for line in exc.problems:
             print(line, file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `compaction-bench ... | head`: the reader left; not an error of ours
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except KeyboardInterrupt:
         print("interrupted; finished cells are kept (run again with the same out= to resume)", file=sys.stderr)
         return 130

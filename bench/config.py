@@ -52,7 +52,12 @@ def compose(overrides: list[str]):
             cfg = hydra_compose(config_name="config", overrides=overrides)
         OmegaConf.resolve(cfg)
     except (HydraException, OmegaConfBaseException) as exc:
-        raise BadInput(f"overrides: {_first_line(exc)}")
+        line = _first_line(exc)
+        unknown = re.match(r"Could not override '([^']+)'", line)
+        if unknown:
+            key = unknown.group(1)
+            line = f"unknown key '{key}' (the keys are in conf/config.yaml; +{key}=VALUE adds a new one)"
+        raise BadInput(f"overrides: {line}")
     return cfg
 
 

@@ -150,14 +150,25 @@ def _cell_of(line: str) -> str | None:
     return rec.get("cell") if isinstance(rec, dict) else None
 
 
-TABLE_COLUMNS = ["scenario", "strategy", "writer", "compactions", "goal_retention", "constraint_fidelity",
-                 "provenance_leakage", "fact_retention", "probe_pass_rate", "input_tokens", "cost_usd",
-                 "cache_hit_rate"]
+TABLE_COLUMNS = ["scenario", "strategy", "writer", "window", "seed", "compactions", "compaction_failures",
+                 "goal_retention", "constraint_fidelity", "provenance_leakage", "fact_retention",
+                 "user_words_retained", "probe_pass_rate", "input_tokens", "cost_usd", "cache_hit_rate"]
+# Shown only when they tell rows apart or report trouble.
+WHEN_VARYING = ("window", "seed")
+WHEN_NONZERO = ("compaction_failures",)
 
 
 def format_table(rows: list[dict[str, Any]], columns: list[str] = TABLE_COLUMNS) -> str:
     """A fixed-width text table of the columns that have any value."""
-    cols = [c for c in columns if any(str(r.get(c, "")) != "" for r in rows)]
+    def shown(c: str) -> bool:
+        values = [str(r.get(c, "")) for r in rows]
+        if c in WHEN_VARYING:
+            return len(set(values)) > 1
+        if c in WHEN_NONZERO:
+            return any(v not in ("", "0") for v in values)
+        return any(v != "" for v in values)
+
+    cols = [c for c in columns if shown(c)]
     if not rows:
         return "(no finished cells)"
     cells = [[_short(r.get(c, "")) for c in cols] for r in rows]

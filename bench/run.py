@@ -243,12 +243,33 @@ def run(overrides: list[str], multirun: bool = False) -> int:
     configs = [redact(OmegaConf.to_container(c, resolve=True)) for c in cfgs]
     try:
         out.mkdir(parents=True, exist_ok=True)
+        lock = _lock(out)
+    except OSError as exc:
+        raise BadInput(f"out: cannot write results to {out}: {exc.strerror or exc}")
+    try:
         _check_same_settings(out / "config.yaml", configs)
         shutil.rmtree(out / ".cells", ignore_errors=True)
         (out / "config.yaml").write_text(_dump({**configs[0], "overrides": overrides,
                                                 **({"sweep": configs} if len(configs) > 1 else {})}))
-    except OSError as exc:
-        raise BadInput(f"out: cannot write results to {out}: {exc.strerror or exc}")
+        return _run_cells_in(out, cells, cfg)
+    finally:
+        lock.close()
+
+
+def _lock(out: Path):
+    """One run at a time per folder: two writers would interleave rows and scratch files."""
+    import fcntl
+
+    fh = (out / ".lock").open("w")
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        raise BadInput(f"out: another run is writing to {out}; wait for it or choose another out=")
+    return fh
+
+
+def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
     done = done_cells(out)
     from .results import prune_unfinished
 

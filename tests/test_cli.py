@@ -168,3 +168,32 @@ def test_bad_setting_values_are_one_line_each(tmp_path):
     (tmp_path / "file").write_text("")
     r = cli("run", f"scenarios=[{HAND}]", f"out={tmp_path / 'file'}", cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.startswith("out: cannot write results to")
+
+
+def test_a_second_run_into_a_busy_folder_is_refused(tmp_path):
+    import fcntl
+
+    out = tmp_path / "res"
+    out.mkdir()
+    with (out / ".lock").open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        r = cli("run", f"scenarios=[{HAND}]", "strategies=[full]", f"out={out}", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == f"out: another run is writing to {out}; wait for it or choose another out="
+
+
+def test_unknown_key_and_closed_pipe(tmp_path):
+    r = cli("run", "windw=3", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("overrides: unknown key 'windw'")
+    piped = subprocess.run(f"'{sys.executable}' -m bench.cli scenarios list '{HAND}' | head -1", shell=True,
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert piped.stdout.startswith("id") and "Traceback" not in piped.stderr
+
+
+def test_printed_table_shows_what_tells_cells_apart():
+    from bench.results import format_table
+
+    rows = [{"scenario": "s", "strategy": "naive", "writer": "offline", "window": w, "seed": "0",
+             "compactions": "2", "compaction_failures": f, "goal_retention": "1"} for w, f in (("800", "0"), ("900", "1"))]
+    head = format_table(rows).splitlines()[0].split()
+    assert "window" in head and "seed" not in head and "compaction_failures" in head
+    assert "compaction_failures" not in format_table([{**rows[0]}]).splitlines()[0]
