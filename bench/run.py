@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import loader
-from .config import ROOT, compose, expand_sweeps, redact
+from .config import CONF_DIR, ROOT, compose, expand_sweeps, redact
 from .errors import BadInput
 from .models import build as build_model
 from .models.base import Model, ModelConfig
@@ -86,6 +86,9 @@ def strategy_config(cfg: Any, name: str) -> dict[str, Any]:
 
     if name in cfg.strategy:
         return OmegaConf.to_container(cfg.strategy[name], resolve=True)
+    own = CONF_DIR / "strategy" / f"{name}.yaml"
+    if own.exists():   # a config file dropped into conf/strategy/ works without a defaults entry
+        return OmegaConf.to_container(OmegaConf.load(own), resolve=True)
     if "." in name:
         return {"_target_": name}
     known = ", ".join(sorted(cfg.strategy))
@@ -281,6 +284,7 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
     shutil.rmtree(out / ".cells", ignore_errors=True)
     for e in errors:
         print(f"error: {e}", file=sys.stderr)
+    _report_unrun_probes(out / "checks.csv")
     summary = read_csv(out / "summary.csv")
     if summary:
         from .report import write_report
@@ -289,6 +293,17 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
     print(format_table(summary))
     print(f"results: {out}")
     return 1 if errors else 0
+
+
+def _report_unrun_probes(checks: Path) -> None:
+    """A failing agent or judge model shows in probe_pass_rate only as misses; say so out loud."""
+    if not checks.exists():
+        return
+    with checks.open(encoding="utf-8") as fh:
+        failed = sum(1 for line in fh if "failed to run" in line)
+    if failed:
+        print(f"warning: {failed} probe(s) failed to run (agent or judge model failed); see checks.csv",
+              file=sys.stderr)
 
 
 def _check_same_settings(path: Path, configs: list[dict]) -> None:

@@ -122,17 +122,18 @@ def test_run_bad_input_is_one_line(tmp_path):
     assert scen.returncode == 2 and "missing/dir: no scenario files found" in scen.stderr
 
 
-def test_user_strategy_by_dotted_path(tmp_path):
-    (tmp_path / "mystrat.py").write_text(
-        "from bench.strategy import Strategy\n\nclass KeepAll(Strategy):\n    pass\n")
+def test_readme_strategy_example_runs_by_dotted_path(tmp_path):
+    block = (ROOT / "README.md").read_text().split("```python\n# my_pkg/mine.py\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "my_pkg").mkdir()
+    (tmp_path / "my_pkg" / "__init__.py").write_text("")
+    (tmp_path / "my_pkg" / "mine.py").write_text(block)
     out = tmp_path / "res"
-    env_cwd = tmp_path
     r = subprocess.run([sys.executable, "-m", "bench.cli", "run", f"scenarios=[{HAND}/pr-queue-small.yaml]",
-                        "strategies=[mystrat.KeepAll]", f"out={out}"], cwd=env_cwd, capture_output=True, text=True,
+                        "strategies=[my_pkg.mine.Mine]", f"out={out}"], cwd=tmp_path, capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=300)
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader((out / "summary.csv").open()))
-    assert rows[0]["strategy"] == "mystrat.KeepAll"
+    assert rows[0]["strategy"] == "my_pkg.mine.Mine" and int(rows[0]["compactions"]) >= 1
 
 
 def test_sweeps_over_settings_stay_separate_cells(tmp_path):
