@@ -73,6 +73,16 @@ def _num(v: str | None) -> float | None:
         return None
 
 
+def _show(x: float | None, sign: bool = False) -> str:
+    """Readable numbers: float noise shows as 0, token counts in full."""
+    if x is None:
+        return ""
+    if abs(x) < 1e-9:
+        x = 0.0
+    text = f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+    return ("+" if sign and x >= 0 else "") + text
+
+
 def _mean(rows: list[dict[str, str]], metric: str) -> float | None:
     vals = [x for x in (_num(r.get(metric)) for r in rows) if x is not None]
     return sum(vals) / len(vals) if vals else None
@@ -104,8 +114,8 @@ def compare(base: list[dict[str, str]], new: list[dict[str, str]], max_drop: flo
                     change = (old - cur) if metric in HIGHER else (cur - old)
                     status = "REGRESSION" if change > max_drop + 1e-9 else ("better" if change < -1e-9 else "ok")
             row = {"strategy": strategy, "writer": writer, "metric": metric, "cells": len(n),
-                   "base": "" if old is None else f"{old:.4g}", "new": "" if cur is None else f"{cur:.4g}",
-                   "delta": "" if old is None or cur is None else f"{cur - old:+.4g}", "status": status}
+                   "base": _show(old), "new": _show(cur),
+                   "delta": "" if old is None or cur is None else _show(cur - old, sign=True), "status": status}
             rows.append(row)
             if status in ("REGRESSION", "MISSING"):
                 problems.append(f"{strategy}/{writer}: {metric} {row['base']} -> {row['new'] or 'missing'}"

@@ -183,6 +183,6 @@ def _short(v: Any) -> str:
         f = float(v)
     except (TypeError, ValueError):
         return str(v)
-    if f.is_integer() and "." not in str(v):
+    if f.is_integer() and ("." not in str(v) or abs(f) >= 1000):   # token counts in full, 1.0 scores as 1.000
         return str(int(f))
     return f"{f:.3g}" if 0 < abs(f) < 0.01 else f"{f:.3f}"   # small costs keep their digits
