@@ -8,7 +8,8 @@ from bench.scenario import Call
 from bench.strategy import turn_units
 from strategies.vibey import Vibey
 from strategies.vibey.budgets import budgets
-from strategies.vibey.carry import FileLog, Skill, choose
+from strategies.vibey.carry import FileLog, Skill, choose, loaded
+from strategies.vibey import split
 from strategies.vibey.split import cost
 from test_vibey_files import FILLED
 from test_vibey_kit import (SCENE, TOK, Scripted, Wrapped, compact, feed, filler, long_session, manual, run,
@@ -38,11 +39,15 @@ def test_after_a_checkpoint_the_request_is_recollection_then_verbatim_recent_tur
     _, comps, strategy = checkpointed()
     assert comps and all(c["ok"] and c["kind"] == "checkpoint" and not c["problems"] for c in comps)
     head = strategy.messages[0]
-    assert head is strategy.head and head.role == "assistant" and head.text == "".join(p.text for p in head.parts)
+    assert head is strategy.head and head.text == "".join(p.text for p in head.parts)
+    # sent as a user-role message (user-first alternation), framed by the harness as the agent's own recollection
+    assert head.role == "user" and head.tag == "checkpoint" and head.text.startswith("[Harness: recollection]\n")
+    assert "My own recollection, carried by the harness" in head.text
+    assert "not a message from Dana and not a new instruction" in head.text
     tags = [p.tag for p in head.parts]
     assert {"mind", "memo", "scene", "skills", "files"} <= set(tags) and set(tags) <= {
         "frame", "mind", "memo", "scene", "skills", "files"}
-    assert "My recollection" in head.text and "### Mind" in head.text
+    assert "### Mind" in head.text and "user" not in tags
     body = strategy.messages[1:]
     ids = {c.id for m in body for c in m.calls}
     assert all(m.call_id in ids for m in body if m.role == "tool")      # never a result without its call
@@ -81,7 +86,8 @@ def test_unticked_messages_are_never_listed_again_and_kept_ones_stay_ticked():
 
 
 def test_recent_messages_stay_up_to_the_budget_in_whole_turns():
-    strategy, record = manual(queue([400] * 36))
+    # a writer with a bigger window, so that the whole conversation fits a checkpoint turn beside its max_tokens
+    strategy, record = manual(queue([400] * 36), None, Vibey(turn_window=40_000))
     i = 0
     while not strategy.should_compact():
         feed(strategy, [record[i]])
@@ -115,9 +121,21 @@ def test_skills_are_carried_most_recent_first_within_budgets():
     chosen = choose(skills + [Skill("s3", "# Skill s3 reloaded", 99)], b, TOK)
     assert [s.name for s in chosen][:2] == ["s3", "s24"] and len(chosen) == 20
     assert chosen[0].text == "# Skill s3 reloaded"
-    assert "load the skill s24 again" in chosen[1].text and TOK.count(chosen[1].text) <= 5000 + 40
+    assert "load it with: vibe skill load s24]" in chosen[1].text and TOK.count(chosen[1].text) <= 5000 + 40
     small = budgets(32_000, 28_160)
     assert sum(TOK.count(s.text) for s in choose(skills, small, TOK)) <= 3_200
+
+
+def test_a_cut_skill_says_how_to_load_it_in_full():
+    b = budgets(192_000, 172_800)
+    msgs = [make(TOK, id="a1", role="assistant", text="Loading the review skill.", tag="assistant",
+                 calls=[Call("c1", "load_skill", {"name": "review"})]),
+            make(TOK, id="r1", role="tool", text="# Skill: review\n" + filler(6000), tag="tool", call_id="c1",
+                 tool="load_skill", skill="review")]
+    (skill,) = choose(loaded(msgs, {"a1": 1, "r1": 2}), b, TOK)
+    assert skill.text.endswith('to read the skill review in full, load it with: load_skill {"name": "review"}]')
+    (bare,) = choose([Skill("deploy", filler(6000), 3)], b, TOK)       # no recorded call: the load command
+    assert bare.text.endswith("load it with: vibe skill load deploy]")
 
 
 def test_file_list_names_the_ten_modified_and_five_read_most_recently():
@@ -270,3 +288,99 @@ def test_a_conversation_of_one_huge_turn_is_cut_not_checkpointed():
     assert comp.fallback.startswith("mechanical") and "nothing to checkpoint" in comp.error
     assert comp.after <= strategy.hard and "did not fit the context" in strategy.messages[-1].text
     assert strategy.session.writer.n == 0
+
+
+def test_a_current_request_too_big_for_its_budget_stays_cut_with_a_note_never_moved_out():
+    big = "Please migrate every service in services/ to the new logger; keep the old API. " + filler(5000, "q")
+    events = [{"id": "u1", "role": "user", "text": big}]
+    for i in range(30):
+        events += [{"id": f"a{i}", "role": "assistant", "text": f"Migrating service {i}.",
+                    "calls": [{"id": f"c{i}", "tool": "edit", "args": {"path": f"services/s{i}.py"}}]},
+                   {"id": f"r{i}", "role": "tool", "call": f"c{i}", "text": filler(400)}]
+    strategy, record = manual(scenario(events), steps(SCENE))       # the writer ticks nothing
+    i = 0
+    while not strategy.should_compact():
+        feed(strategy, [record[i]])
+        i += 1
+    assert TOK.count(big) > strategy.b.recent // 2
+    comp = compact(strategy)
+    assert comp.ok and comp.fields["candidates"] == [] and strategy.state.memo == {}
+    kept = strategy.messages[1]
+    assert kept.id == "u1" and kept.role == "user" and kept.tag == "user" and kept is not record[0]
+    assert kept.text.startswith("Please migrate every service in services/ to the new logger; keep the old API.")
+    assert "message #1 of the record holds the full text" in kept.text
+    assert [p.tag for p in kept.parts] == ["user", "frame"] and record[0].text.startswith(kept.parts[0].text)
+    assert split.cost([kept]) <= strategy.b.recent // 2
+    assert "from #1 on" in strategy.head.text and "they win" in strategy.head.text
+
+
+def late_request():
+    """A PR queue where the user's latest message comes late enough to sit in the recent tail."""
+    events = [{"id": "u1", "role": "user", "text": "Please review the open PRs #101 to #160 oldest to newest."}]
+    for i in range(34):
+        if i == 30:
+            events.append({"id": "u2", "role": "user", "text": "Skip #131, it is a duplicate."})
+        events += [{"id": f"a{i}", "role": "assistant", "text": f"Reviewing #{101 + i}.",
+                    "calls": [{"id": f"c{i}", "tool": "gh_pr_view", "args": {"number": 101 + i}}]},
+                   {"id": f"r{i}", "role": "tool", "call": f"c{i}", "text": filler(400)}]
+    return scenario(events)
+
+
+def test_the_current_request_note_is_there_when_the_users_messages_sit_in_the_recent_tail():
+    strategy, record = manual(late_request(), steps(SCENE), Vibey(turn_window=40_000))
+    feed(strategy, record)
+    assert compact(strategy).ok
+    u2 = next(m for m in strategy.messages if m.id == "u2")
+    assert strategy.messages.index(u2) > 1                             # in the tail, not right after the head
+    n = strategy.number["u2"]
+    assert f"Dana's messages from #{n} on" in strategy.head.text and "are Dana's current request" in strategy.head.text
+
+
+def test_the_recollection_points_to_the_full_record_and_the_users_messages_by_number():
+    _, comps, strategy = checkpointed()
+    text = next(p.text for p in strategy.head.parts if p.tag == "frame")
+    assert "The full record is kept by the harness (session t)" in text
+    assert "every message numbered from #1, as in the memo; record/N is message N in full" in text
+    assert "Dana's own messages in order are its messages of type \"user\" by ascending number" in text
+
+
+def test_no_two_assistant_messages_side_by_side_because_of_the_checkpoint():
+    strategy, record = manual(late_request(), steps(SCENE), Vibey(turn_window=40_000))
+    feed(strategy, record)
+    assert compact(strategy).ok and strategy.messages[0].role == "user"
+    # the tail starts with an assistant message: an assistant-role recollection would sit right before it
+    assert strategy.messages[1].role == "assistant"
+    _, _, comps, strategy = run(long_session(turns=90, extra=EXTRA))
+    assert comps and all(c["ok"] for c in comps)
+    for s in (strategy,):
+        record = s.session.record
+        pairs = {(a.id, b.id) for a, b in zip(record, record[1:])}
+        ctx = [s.session.system, *s.messages]
+        assert ctx[1].role == "user"                                   # user first after the system prompt
+        assert all(not (a.role == b.role == "assistant") or (a.id, b.id) in pairs for a, b in zip(ctx[1:], ctx[2:]))
+
+
+def test_an_older_part_then_a_whole_checkpoint_never_list_a_message_twice():
+    events = [{"id": "u0", "role": "user", "text": "Please review the open PRs #101 to #199 oldest to newest."}]
+    for i in range(70):
+        if i % 6 == 3:
+            events.append({"id": f"u{i}", "role": "user", "text": f"Note {i}: never merge on Fridays."})
+        events += [{"id": f"a{i}", "role": "assistant", "text": f"Reviewing #{101 + i}.",
+                    "calls": [{"id": f"c{i}", "tool": "gh_pr_view", "args": {"number": 101 + i}}]},
+                   {"id": f"r{i}", "role": "tool", "call": f"c{i}", "text": filler(400)}]
+    writer = steps(SCENE)                                             # ticks nothing: every candidate stays unticked
+    strategy, record = manual(scenario(events), writer, Vibey(turn_window=30_000))   # first: older part only
+    parts, seen, i = [], [], 0
+    while i < len(record):
+        feed(strategy, [record[i]])
+        i += 1
+        if strategy.should_compact():
+            comp = compact(strategy)
+            assert comp.ok, comp
+            parts.append(comp.fields["part"])
+            seen.append(comp.fields["candidates"])
+            strategy.turn_window = 60_000                              # then: room for the whole conversation
+    assert parts[0].startswith("older") and "all" in parts[1:]          # an older part, then a whole checkpoint
+    flat = [n for c in seen for n in c]
+    assert flat and len(flat) == len(set(flat))                         # never listed again
+    assert all(record[n - 1].tag == "user" for n in flat)

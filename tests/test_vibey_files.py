@@ -77,6 +77,45 @@ def test_one_section_may_be_rewritten_once_per_checkpoint():
     assert ws.run(Call("c3", "rewrite_mind_section", {"section": "Nope", "text": ""})).startswith("error")
 
 
+TWO_LINES = FILLED.replace("- Keep REST because the mobile clients cannot use gRPC.\n",
+                           "- Keep REST because the mobile clients cannot use gRPC.\n- Squash-merge, for a linear history.\n"
+                           ).replace("- Watch messages are not Dana's words.\n",
+                                     "- Watch messages are not Dana's words.\n- Re-run flaky tests once.\n")
+
+
+def test_an_edit_of_a_whole_section_body_is_the_one_rewrite_of_the_checkpoint():
+    ws = Workspace(mind=TWO_LINES, memo="", record={})
+    whole = "- Keep REST because the mobile clients cannot use gRPC.\n- Squash-merge, for a linear history.\n"
+    first = ws.run(Call("c1", "edit_mind", {"old": whole, "new": "- Move to gRPC (the clients were upgraded).\n"}))
+    assert "counts as this checkpoint's one section rewrite" in first and ws.rewritten == "Key decisions"
+    lessons = "- Watch messages are not Dana's words.\n- Re-run flaky tests once.\n"
+    second = ws.run(Call("c2", "edit_mind", {"old": lessons, "new": "- Anything goes.\n"}))
+    assert second.startswith("error") and "one section may be rewritten" in second and "Re-run flaky" in ws.mind
+    third = ws.run(Call("c3", "rewrite_mind_section", {"section": "Lessons", "text": "- Anything goes."}))
+    assert third.startswith("error") and "Re-run flaky" in ws.mind
+    line = ws.run(Call("c4", "edit_mind", {"old": "- Re-run flaky tests once.", "new": "- Re-run flaky tests twice."}))
+    assert line == "mind.md edited"                                   # a line edit is not a rewrite
+    # filling the template, or editing a section of one line, is not a rewrite either
+    fresh = Workspace(mind=mind.template(), memo="", record={})
+    fresh.run(Call("f1", "edit_mind", {"old": "## Mission\n\n## Workstreams\n", "new": "## Mission\n- M1: x\n\n## Workstreams\n"}))
+    fresh.run(Call("f2", "edit_mind", {"old": "# Lessons\n", "new": "# Lessons\n- a\n"}))
+    assert fresh.rewritten is None and "- M1: x" in fresh.mind
+    one = Workspace(mind=FILLED, memo="", record={})
+    one.run(Call("o1", "edit_mind", {"old": "- I work for Dana.", "new": "- I work for Dana and her team."}))
+    assert one.rewritten is None
+
+
+def test_text_before_the_first_heading_is_rejected():
+    loose = "Some notes of mine.\n" + "- lesson " * 400 + "\n" + FILLED
+    problems = mind.validate(loose, FILLED, CAPS, TOK)
+    assert any("before '# I am here'" in p for p in problems)
+    assert mind.validate("\n\n" + FILLED, FILLED, CAPS, TOK) == []        # blank lines are fine
+    ws = Workspace(mind=FILLED, memo="", record={})                     # an edit can put it there ...
+    ws.run(Call("c1", "edit_mind", {"old": "# I am here\n", "new": "Preamble.\n# I am here\n"}))
+    assert ws.mind.startswith("Preamble.") and any("before '# I am here'" in p
+                                                   for p in mind.validate(ws.mind, FILLED, CAPS, TOK))  # ... rejected
+
+
 def test_mission_entries_are_never_deleted():
     gone = FILLED.replace("- M2: keep the changelog current\n", "")
     problems = mind.validate(gone, FILLED, CAPS, TOK)

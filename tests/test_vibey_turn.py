@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 from bench.errors import ModelError
 from bench.models.base import Reply
 from strategies.vibey import Vibey
 from strategies.vibey.texts import tool_names
 from test_vibey_files import FILLED
-from test_vibey_kit import SCENE, Scripted, call, compact, feed, long_session, manual, run, steps
+from test_vibey_kit import SCENE, TOK, Scripted, call, compact, feed, long_session, manual, run, steps
 
 EXTRA = {5: [{"id": "u2", "role": "user", "text": "You may merge docs-only PRs yourself."},
              {"id": "b1", "role": "background", "source": "watch",
@@ -30,7 +31,7 @@ def primed(writer, mind: str | None = FILLED, **kw):
 
 def test_turn_is_the_same_conversation_plus_a_harness_instruction_with_tools():
     writer = steps(SCENE)
-    strategy, _ = primed(writer)
+    strategy, _ = primed(writer, turn_window=40_000)    # room for the whole conversation beside max_tokens
     before = list(strategy.messages)
     comp = compact(strategy)
     assert comp.ok, comp
@@ -140,7 +141,7 @@ def test_a_writer_that_never_answers_fails_the_checkpoint_and_the_run_goes_on():
     assert stats.overflows == 0
 
 
-def test_endless_tool_rounds_stop_after_five():
+def test_endless_tool_rounds_stop_after_five_in_the_whole_checkpoint():
     writer = steps([call("read_file", path="mind.md")])            # asks for a tool forever
     strategy, _ = primed(writer)
     comp = compact(strategy)
@@ -148,11 +149,14 @@ def test_endless_tool_rounds_stop_after_five():
     first = writer.seen[6][0]                                        # the ask after the refused round
     refused = [m for m in first if m.role == "tool" and m.text.startswith("not run")]
     assert len(refused) == 1
-    assert writer.n == 14                                            # (5 rounds + refused + last ask) x 2 with the repair
+    # 5 rounds + refused + last ask, then the repair: its first round is refused at once + last ask
+    assert writer.n == 9
     last = writer.seen[-1][0]
     turn = last[next(i for i, m in enumerate(last) if m.text.startswith("[Harness: checkpoint]")):]
     ran = sum(1 for m in turn if m.role == "tool" and not m.text.startswith("not run"))
-    assert ran == 10
+    assert ran == 5 and comp.fields["rounds"] == 5                  # five rounds per checkpoint, not per ask
+    repair = next(m for m in turn if m.text.startswith("[Harness: checkpoint repair]"))
+    assert "0 of the 5 rounds of tool calls of this checkpoint are left" in repair.text
 
 
 def test_a_writer_error_inside_the_repair_is_a_failed_checkpoint_too():
@@ -163,3 +167,53 @@ def test_a_writer_error_inside_the_repair_is_a_failed_checkpoint_too():
     strategy, _ = primed(Scripted(script))
     comp = asyncio.run(strategy.compact())
     assert not comp.ok and "writer failed: timeout" in comp.error and strategy.failures == 1
+
+
+class Strict(Scripted):
+    """A writer with a real model's limit: a request whose tokens plus max_tokens exceed the window is an error."""
+
+    def __init__(self, script, window: int = 32_000):
+        super().__init__(script)
+        self.window, self.sizes = window, []
+
+    async def chat(self, messages, *, tools=None, max_tokens=None, purpose=""):
+        size = TOK.request_size([m.tokens for m in messages]) + (
+            TOK.count(json.dumps(tools, sort_keys=True)) if tools else 0)
+        self.sizes.append(size + (max_tokens or 0))
+        assert max_tokens and size + max_tokens <= self.window, f"{size} + {max_tokens} > {self.window}"
+        return await super().chat(messages, tools=tools, max_tokens=max_tokens, purpose=purpose)
+
+
+def test_a_checkpoint_turn_leaves_room_for_its_max_tokens_in_the_window():
+    writer = Strict(steps(SCENE).script)
+    strategy, _ = primed(writer)
+    comp = compact(strategy)
+    assert comp.ok and writer.n == 1 and comp.fields["part"] != "all"     # the whole one would overrun the window
+    assert max(writer.sizes) <= 32_000
+
+
+def test_a_tool_round_whose_results_would_overrun_the_window_is_not_run():
+    def script(msgs, tools, n):
+        if n == 0:
+            big = [i for i, m in enumerate(record, 1) if m.role == "tool"][:40]
+            return Reply(text="", calls=tuple(call("read_file", path=f"record/{i}") for i in big)
+                         + (call("edit_mind", old="- M2: keep the changelog current", new="- M2: keep it current"),))
+        return Reply(text=SCENE)
+    writer = Strict(script)
+    strategy, record = primed(writer)
+    comp = compact(strategy)
+    assert comp.ok and writer.n == 2 and comp.fields["rounds"] == 0
+    refused = [m for m in writer.seen[1][0] if m.role == "tool" and m.tag == "checkpoint"]
+    assert refused and all(m.text.startswith("not run: the results of this round would leave no room") for m in refused)
+    assert strategy.state.mind == FILLED                           # the round was not run: its edit is undone too
+    assert any("was not run" in p for p in comp.problems)
+
+
+def test_a_repair_that_cannot_fit_fails_the_checkpoint_cleanly():
+    def script(msgs, tools, n):
+        return Reply(text=SCENE + SCENE + " pad" * 20_000)           # invalid, and too big to send back in a repair
+    writer = Strict(script)
+    strategy, _ = primed(writer)
+    before = list(strategy.messages)
+    comp = compact(strategy)
+    assert not comp.ok and "out of room" in comp.error and writer.n == 1 and strategy.messages == before

@@ -7,6 +7,7 @@ The file list holds paths only, taken from the tool calls' arguments.
 """
 from __future__ import annotations
 
+import json
 import re
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -30,10 +31,24 @@ class Skill:
     name: str
     text: str
     at: int          # record number of its latest load
+    load: str = ""   # the call that loads it in full, as recorded ("" = the `vibe skill load NAME` command)
+
+    def how(self) -> str:
+        return self.load or f"vibe skill load {self.name}"
 
 
 def loaded(messages: Iterable[Message], number: dict[str, int]) -> list[Skill]:
-    return [Skill(m.skill, m.text, number.get(m.id, 0)) for m in messages if m.skill]
+    """Skills loaded by these messages, with the recorded call that loaded each (its assistant message
+    travels with the result)."""
+    messages = list(messages)
+    calls = {c.id: c for m in messages for c in m.calls}
+    out = []
+    for m in messages:
+        if m.skill:
+            c = calls.get(m.call_id or "")
+            how = f"{c.tool} {json.dumps(c.args, sort_keys=True, ensure_ascii=False)}" if c else ""
+            out.append(Skill(m.skill, m.text, number.get(m.id, 0), how))
+    return out
 
 
 def choose(skills: Iterable[Skill], b: Budgets, tok: Tokenizer) -> list[Skill]:
@@ -47,12 +62,12 @@ def choose(skills: Iterable[Skill], b: Budgets, tok: Tokenizer) -> list[Skill]:
         text = s.text
         if tok.count(text) > b.skill_each:
             text = tok.truncate(text, b.skill_each).rstrip() + "\n" + block(
-                "recollection.md", "skill_cut", each=b.skill_each, name=s.name)
+                "recollection.md", "skill_cut", each=b.skill_each, name=s.name, load=s.how())
         n = tok.count(text)
         if used + n > b.skills_total:
             continue
         used += n
-        out.append(Skill(s.name, text, s.at))
+        out.append(Skill(s.name, text, s.at, s.load))
     return out
 
 

@@ -3,7 +3,10 @@
 A section is a level-1 heading (`# I am here`) and the lines up to the next
 one. Mission entries are the bullet lines under `## Mission` in Goals; they
 are the anchor of the whole memory, so a mind with fewer of them than before
-(or without one of the ids it had) is rejected, whatever else it says.
+(or without one of the ids it had) is rejected, whatever else it says. Text
+before the first heading belongs to no section and no cap, so it is rejected.
+An edit whose `old` covers a whole section body counts as that checkpoint's one
+section rewrite (whole_section).
 """
 from __future__ import annotations
 
@@ -62,6 +65,27 @@ def _section_at(text: str, pos: int) -> int:
     return sum(1 for m in re.finditer(r"^# ", text, flags=re.M) if m.start() <= pos)
 
 
+def whole_section(text: str, old: str) -> str | None:
+    """The section whose whole body `old` covers, when that is a rewrite: a body of two lines or
+    more that is no longer the template's (filling the template is not a rewrite)."""
+    if not old or text.count(old) != 1:
+        return None
+    at = text.index(old)
+    heads = list(re.finditer(r"^# (.*)$", text, flags=re.M))
+    blank = dict(sections(template()))
+    for i, h in enumerate(heads):
+        start, end = h.end(), heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        body_ = text[start:end]
+        lines = [x.strip() for x in body_.splitlines() if x.strip()]
+        if len(lines) < 2 or lines == [x.strip() for x in blank.get(h.group(1).strip(), "").splitlines() if x.strip()]:
+            continue
+        first = start + len(body_) - len(body_.lstrip())
+        last = start + len(body_.rstrip())
+        if at <= first and at + len(old) >= last:
+            return h.group(1).strip()
+    return None
+
+
 def apply_edit(text: str, old: str, new: str) -> str:
     if not old:
         raise EditError("`old` is empty; quote the exact text to replace (or rewrite_mind_section once)")
@@ -97,6 +121,10 @@ def rewrite_section(text: str, heading: str, new_body: str) -> str:
 
 def validate(new: str, old: str, caps: dict[str, int], tok: Tokenizer) -> list[str]:
     problems: list[str] = []
+    before_first = next((b for h, b in sections(new) if not h), "")
+    if before_first.strip():
+        problems.append(f"mind: {tok.count(before_first.strip())} tokens of text stand before '# I am here'; "
+                        f"nothing may precede the first heading, move it into a section")
     found = [h for h, _ in sections(new) if h]
     if found != list(SECTIONS):
         missing = [h for h in SECTIONS if h not in found]

@@ -24,7 +24,7 @@ from .scene import CLOSE, OPEN
 from .texts import block, raw, tool_names
 
 MARK = raw("instruction.md").splitlines()[0]
-RECOLLECTION = block("recollection.md", "intro", n=0, user="").split(",")[0]
+RECOLLECTION = block("recollection.md", "intro", n=0, user="", session="").split(",")[0]
 REPAIR = raw("repair.md").splitlines()[0]
 BUDGET = re.compile(r"I am here (\d+), Goals (\d+), Key decisions (\d+), Lessons (\d+); memo (\d+) in all, "
                     r"(\d+) per message.*?scene at least (\d+), at most (\d+)", re.S)
@@ -228,6 +228,8 @@ def edits(old: str, new: str, k: int) -> list[Call]:
                     old_s, new_s = anchor + "\n", anchor + "\n" + "".join(x + "\n" for x in b[j1:j2])
                 else:
                     old_s, new_s = "".join(x + "\n" for x in a[i1:i2]), "".join(x + "\n" for x in b[j1:j2])
+                if mindfile.whole_section(trial, old_s):       # replacing a whole body is the one rewrite
+                    raise mindfile.EditError("whole section")
                 trial = mindfile.apply_edit(trial, old_s, new_s)
                 ops.append((old_s, new_s))
         except mindfile.EditError:

@@ -2,8 +2,10 @@
 
 Messages travel in turn units (an assistant message with its tool results),
 so a call is never separated from its result. After a checkpoint of the whole
-conversation the newest units stay up to the recent budget; the user's latest
-messages stay verbatim as the current request even when older than that tail.
+conversation the newest units stay up to the recent budget. The user's latest
+run of messages (the current request) never moves out: the part of it older
+than the tail stays as `current` (the strategy cuts it with a note when it is
+larger than its budget), so the request the agent works on is always there.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ def cost(messages: list[Message]) -> int:
     return sum(m.tokens + PER_MESSAGE for m in messages)
 
 
-def recent(body: list[Message], budget: int, keep_current: int) -> Split:
+def recent(body: list[Message], budget: int) -> Split:
     """Checkpoint the whole body: keep the newest units within `budget`, move the rest."""
     units = turn_units(body)
     i, used = len(units), 0
@@ -36,11 +38,11 @@ def recent(body: list[Message], budget: int, keep_current: int) -> Split:
     i = min(i, len(units) - 1) if units else 0
     moved = [m for u in units[:i] for m in u]
     tail = [m for u in units[i:] for m in u]
-    current = [] if any(m.tag == "user" for m in tail) else latest_request(moved, keep_current)
+    current = _current(body, moved)
     return Split([m for m in moved if m not in current], current, tail, "all")
 
 
-def older(body: list[Message], share: float, keep_current: int) -> Split | None:
+def older(body: list[Message], share: float) -> Split | None:
     """Checkpoint only the oldest whole units that make up at most `share` of the body."""
     units = turn_units(body)
     limit, used, i = share * cost(body), 0, 0
@@ -51,20 +53,26 @@ def older(body: list[Message], share: float, keep_current: int) -> Split | None:
         return None
     moved = [m for u in units[:i] for m in u]
     tail = [m for u in units[i:] for m in u]
-    current = [] if any(m.tag == "user" for m in tail) else latest_request(moved, keep_current)
+    current = _current(body, moved)
     return Split([m for m in moved if m not in current], current, tail, f"older 1/{round(1 / share)}")
 
 
-def latest_request(moved: list[Message], budget: int) -> list[Message]:
-    """The user's latest messages (the last run of them, background aside), if they fit `budget`."""
-    users = [i for i, m in enumerate(moved) if m.tag == "user"]
+def _current(body: list[Message], moved: list[Message]) -> list[Message]:
+    """The messages of the user's latest run that would otherwise move out."""
+    ids = {id(m) for m in latest_request(body)}
+    return [m for m in moved if id(m) in ids]
+
+
+def latest_request(messages: list[Message]) -> list[Message]:
+    """The user's latest messages: the last run of them, background messages aside."""
+    users = [i for i, m in enumerate(messages) if m.tag == "user"]
     if not users:
         return []
-    run = [moved[users[-1]]]
+    run = [messages[users[-1]]]
     for i in reversed(range(users[-1])):
-        m = moved[i]
+        m = messages[i]
         if m.tag == "user":
             run.insert(0, m)
         elif m.tag != "background":
             break
-    return run if cost(run) <= budget else []
+    return run

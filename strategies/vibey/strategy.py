@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from bench.errors import ModelError
-from bench.messages import Message, retext
+from bench.messages import Message, Part, make, retext
 from bench.strategy import Compaction, Session, Strategy, drop_oldest, trigger_limit
 
 from . import memo, mind, scene, split, turn
@@ -47,7 +47,6 @@ class Vibey(Strategy):
         self.head: Message | None = None       # the recollection, first in the context once there is one
         self.files = FileLog()
         self.number: dict[str, int] = {}       # message id -> 1-based position in the record
-        self.listed: set[int] = set()          # memo candidates already shown once
         self.failures = 0
         self.mechanical_only = False
         self.b: Budgets = budgets(session.window, self.trigger(), **self.sizes)
@@ -72,6 +71,8 @@ class Vibey(Strategy):
             comp = await self.checkpoint(before)
         except ModelError as exc:
             comp = Compaction(before=before, after=before, ok=False, error=f"writer failed: {exc}")
+        except turn.NoRoom as exc:
+            comp = Compaction(before=before, after=before, ok=False, error=f"checkpoint turn out of room: {exc}")
         too_little = comp.ok and comp.after > self.enough * self.trigger()
         if too_little:
             comp.problems.append(f"too little space freed: {comp.after} tokens after the checkpoint, the goal is "
@@ -97,10 +98,9 @@ class Vibey(Strategy):
 
     def plans(self) -> list[split.Split]:
         body = self.body()
-        keep = self.b.recent // 2
-        out = [split.recent(body, self.b.recent, keep)]
+        out = [split.recent(body, self.b.recent)]
         for i in range(self.older_tries):
-            part = split.older(body, 0.5 / 2 ** i, keep)
+            part = split.older(body, 0.5 / 2 ** i)
             if part is not None and part.moved:
                 out.append(part)
         return [p for p in out if p.moved]
@@ -130,11 +130,14 @@ class Vibey(Strategy):
             return Compaction(before=before, after=before, ok=False,
                               error="nothing to checkpoint: the newest turn is all the conversation holds")
         for plan in plans:
-            new = [self.number[m.id] for m in plan.moved if m.tag == "user" and self.number[m.id] not in self.listed]
+            # Candidates are the user's messages leaving the context now. A message leaves it once, so one
+            # listed and left unticked by an earlier checkpoint is out of the context and never listed again.
+            new = [self.number[m.id] for m in plan.moved if m.tag == "user"]
             sheet = memo.checklist(sorted(self.state.memo), new, record)
             part = {id(m) for m in (*head, *plan.moved, *plan.current)}
             conversation = [m for m in self.messages if plan.label == "all" or id(m) in part]
-            if self.turn_size(conversation, instruction, sheet) <= window:
+            # every request of the turn asks for max_tokens = the output reserve: it must fit beside them
+            if self.turn_size(conversation, instruction, sheet) + self.session.reserve_output <= window:
                 break
         else:
             return Compaction(before=before, after=before, ok=False,
@@ -153,7 +156,7 @@ class Vibey(Strategy):
             return text, problems + bad + memo.over_budget(chosen, self.b.memo_each, self.b.memo_total, tok)
 
         out = await turn.run(self.session, conversation, instruction, ws, check, rounds=self.rounds,
-                             repairs=self.repairs, n=n)
+                             repairs=self.repairs, n=n, window=window)
         fields = {"kind": "checkpoint", "part": plan.label, "mind": ws.mind, "scene": out.scene or out.answer,
                   "memo": "\n\n".join(entries[k] for k in sorted(entries)), "candidates": list(sheet.new),
                   "kept": sorted(entries), "moved": [m.id for m in plan.moved], "rounds": out.rounds,
@@ -162,7 +165,6 @@ class Vibey(Strategy):
             return Compaction(before=before, after=before, ok=False, problems=out.found, repairs=out.repairs,
                               error="checkpoint still invalid after the repair: " + "; ".join(out.problems),
                               fields=fields)
-        self.listed.update(sheet.new)
         skills = choose([*self.state.skills, *loaded(plan.moved, self.number)], self.b, self.session.tok)
         self.state = State(n=n, mind=ws.mind, memo=dict(entries), scene=out.scene or "", skills=skills)
         self.rebuild(plan.current, plan.tail)
@@ -173,8 +175,33 @@ class Vibey(Strategy):
     # -- the context after a checkpoint --------------------------------------------------------
 
     def rebuild(self, current: list[Message], tail: list[Message]) -> None:
-        self.head = recollection(self.session, self.state, self.files.text(self.b), bool(current))
+        """The recollection, then the user's current request if it was older than the tail, then the tail.
+        Wherever the user's latest messages sit, the recollection says they are the current request."""
+        current = self.cut_request(current)
+        latest = split.latest_request([*current, *tail])
+        since = self.number[latest[0].id] if latest else None
+        self.head = recollection(self.session, self.state, self.files.text(self.b), since)
         self.messages = [self.head, *current, *tail]
+
+    def cut_request(self, current: list[Message]) -> list[Message]:
+        """The current request stays; above half the recent budget its biggest messages are cut, each with a
+        note naming the record message that holds the full text."""
+        tok, budget, out = self.session.tok, self.b.recent // 2, list(current)
+        done: set[str] = set()
+        while split.cost(out) > budget:
+            big = max((m for m in out if m.tag == "user" and m.id not in done and m.tokens > 64),
+                      key=lambda m: m.tokens, default=None)
+            if big is None:
+                break
+            note = "\n" + block("recollection.md", "request_cut", tokens=big.tokens, number=self.number[big.id],
+                                user=self.session.user)
+            keep = max(32, big.tokens - (split.cost(out) - budget) - tok.count(note))
+            kept = tok.truncate(big.text, keep).rstrip()
+            cut = make(tok, id=big.id, role=big.role, text=kept + note, tag=big.tag, t=big.t, source=big.source,
+                       parts=(Part(big.tag, kept), Part("frame", note)))
+            out = [cut if m is big else m for m in out]
+            done.add(big.id)
+        return out
 
     def mechanical(self, before: int, reason: str) -> Compaction:
         """Move the oldest half out without a model call, keeping the last checkpoint."""
@@ -203,7 +230,6 @@ class Vibey(Strategy):
             if m.tag == "user":
                 k = self.number[m.id]
                 memo_[k] = memo.entry(m, k, self.b.memo_each, tok)
-                self.listed.add(k)
         skills = choose([*self.state.skills, *loaded(moved, self.number)], self.b, tok)
         self.state = State(n=self.state.n, mind=self.state.mind, memo=memo_, scene=self.state.scene,
                            skills=skills)

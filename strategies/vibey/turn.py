@@ -2,13 +2,18 @@
 
 The writer works on two files in a workspace the harness owns. Each round the
 harness runs the tool calls of one reply, appends the assistant message and
-the results, and asks again; after `rounds` rounds further calls are refused
-and the writer is asked once more for its answer. A writer error
+the results, and asks again; after `rounds` rounds in the whole checkpoint
+(first ask and repair together) further calls are refused and the writer is
+asked once more for its answer. Every request of the turn leaves room for its
+`max_tokens` in the window: a round whose results would not is not run (the
+writer is asked for its answer), and a request that cannot fit at all raises
+NoRoom, a failed checkpoint. A writer error
 (bench.errors.ModelError) is not caught here: the strategy records the failed
 checkpoint.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -18,7 +23,7 @@ from bench.scenario import Call
 from bench.strategy import Session
 
 from .memo import tick
-from .mind import EditError, apply_edit, rewrite_section
+from .mind import EditError, apply_edit, rewrite_section, whole_section
 from .texts import fill, tools
 
 Check = Callable[["Workspace", str], tuple["str | None", list[str]]]
@@ -32,6 +37,15 @@ class Workspace:
     record: dict[int, Message]
     rewritten: str | None = None
     log: list[str] = field(default_factory=list)   # one line per call, for the compaction record
+
+    def save(self) -> tuple[str, str, str | None, int]:
+        return self.mind, self.memo, self.rewritten, len(self.log)
+
+    def restore(self, saved: tuple[str, str, str | None, int], tools_: list[str]) -> None:
+        """Undo a round that is not run after all; its calls are logged as not run."""
+        self.mind, self.memo, self.rewritten, n = saved
+        del self.log[n:]
+        self.log += [f"{t}: not run (no room for the results)" for t in tools_]
 
     def run(self, call: Call) -> str:
         args = call.args if isinstance(call.args, dict) else {}
@@ -48,8 +62,18 @@ class Workspace:
         if name == "read_file":
             return self.read(str(a["path"]))
         if name == "edit_mind":
-            self.mind = apply_edit(self.mind, str(a["old"]), str(a["new"]))
-            return "mind.md edited"
+            old = str(a["old"])
+            whole = whole_section(self.mind, old)
+            if whole is not None and self.rewritten is not None:
+                raise EditError(f"this edit replaces the whole of section {whole!r}, and one section may be "
+                                f"rewritten per checkpoint ({self.rewritten!r} already was); edit only the lines "
+                                f"that changed")
+            self.mind = apply_edit(self.mind, old, str(a["new"]))
+            if whole is None:
+                return "mind.md edited"
+            self.rewritten = whole
+            return (f"mind.md edited; this edit replaced the whole of section {whole!r}, which counts as this "
+                    f"checkpoint's one section rewrite")
         if name == "rewrite_mind_section":
             if self.rewritten is not None:
                 raise EditError(f"one section may be rewritten per checkpoint ({self.rewritten!r} already was); "
@@ -90,11 +114,17 @@ class Outcome:
     rounds: int = 0
 
 
+class NoRoom(Exception):
+    """The checkpoint turn's next request would leave no room for the answer in the window."""
+
+
 async def run(session: Session, conversation: list[Message], instruction: Message, ws: Workspace,
-              check: Check, *, rounds: int, repairs: int, n: int) -> Outcome:
+              check: Check, *, rounds: int, repairs: int, n: int, window: int) -> Outcome:
+    """`rounds` rounds of tool calls in all, the repair included; every request of the turn plus
+    its `max_tokens` (the agent's output reserve) stays within `window`, or NoRoom is raised."""
     msgs = [session.system, *conversation, instruction]   # the agent's own request, so the prefix is shared
     out = Outcome()
-    ask = _Asker(session, msgs, ws, rounds, n, out)
+    ask = _Asker(session, msgs, ws, rounds, n, out, window)
     answer, notes = await ask("checkpoint")
     scene, problems = check(ws, answer)
     problems = notes + problems
@@ -103,7 +133,8 @@ async def run(session: Session, conversation: list[Message], instruction: Messag
         out.repairs += 1
         msgs.append(session.message(id=f"ckpt{n}-answer{out.repairs}", role="assistant", text=answer,
                                     tag="checkpoint"))
-        text = fill("repair.md", user=session.user, rounds=rounds, problems="\n".join(f"- {p}" for p in problems))
+        text = fill("repair.md", user=session.user, rounds=rounds, left=rounds - ask.used,
+                    problems="\n".join(f"- {p}" for p in problems))
         msgs.append(session.message(id=f"ckpt{n}-repair{out.repairs}", role="user", text=text, tag="harness"))
         answer, notes = await ask("checkpoint-repair")
         scene, problems = check(ws, answer)
@@ -114,34 +145,61 @@ async def run(session: Session, conversation: list[Message], instruction: Messag
 
 
 class _Asker:
-    """Asks until the writer answers without tool calls, running at most `rounds` rounds of calls."""
+    """Asks until the writer answers without tool calls. One counter of rounds serves the whole
+    checkpoint (first ask and repair); a round whose results would leave no room for the answer
+    is not run, and the writer is asked for its final answer instead."""
 
-    def __init__(self, session: Session, msgs: list[Message], ws: Workspace, rounds: int, n: int, out: Outcome):
+    def __init__(self, session: Session, msgs: list[Message], ws: Workspace, rounds: int, n: int, out: Outcome,
+                 window: int):
         self.session, self.msgs, self.ws, self.rounds, self.n, self.out = session, msgs, ws, rounds, n, out
-        self.k = 0
+        self.window, self.k, self.used = window, 0, 0
+        self.schema = session.tok.count(json.dumps(list(tools()), sort_keys=True))
+
+    def size(self, msgs: list[Message]) -> int:
+        """Tokens of a request of the turn, tool definitions included (as the harness counts it)."""
+        return self.session.tok.request_size([m.tokens for m in msgs]) + self.schema
+
+    def room(self, msgs: list[Message]) -> bool:
+        return self.size(msgs) + self.session.reserve_output <= self.window
+
+    async def chat(self, purpose: str):
+        if not self.room(self.msgs):
+            raise NoRoom(f"the checkpoint turn's request ({self.size(self.msgs)} tokens) and its answer "
+                         f"({self.session.reserve_output}) do not fit the window of {self.window}")
+        return await self.session.writer.chat(self.msgs, tools=list(tools()),
+                                              max_tokens=self.session.reserve_output, purpose=purpose)
+
+    def result(self, c: Call, text: str) -> Message:
+        return self.session.message(id=f"ckpt{self.n}-r{self.k}-{c.id}", role="tool", text=text, tag="checkpoint",
+                                    call_id=c.id, tool=c.tool)
 
     async def __call__(self, purpose: str) -> tuple[str, list[str]]:
         notes: list[str] = []
-        used = 0
         while True:
-            reply = await self.session.writer.chat(self.msgs, tools=list(tools()),
-                                                   max_tokens=self.session.reserve_output, purpose=purpose)
+            reply = await self.chat(purpose)
             if not reply.calls:
                 return reply.text, notes
             self.k += 1
-            self.msgs.append(self.session.message(id=f"ckpt{self.n}-a{self.k}", role="assistant", text=reply.text,
-                                                  tag="checkpoint", calls=reply.calls))
-            over = used >= self.rounds
-            for c in reply.calls:
-                result = (f"not run: the limit of {self.rounds} rounds of tool calls is reached; answer now with "
-                          f"the checkpoint block") if over else self.ws.run(c)
-                self.msgs.append(self.session.message(id=f"ckpt{self.n}-r{self.k}-{c.id}", role="tool",
-                                                      text=result, tag="checkpoint", call_id=c.id, tool=c.tool))
-            if over:
+            asked = self.session.message(id=f"ckpt{self.n}-a{self.k}", role="assistant", text=reply.text,
+                                         tag="checkpoint", calls=reply.calls)
+            if self.used < self.rounds:
+                saved = self.ws.save()
+                results = [self.result(c, self.ws.run(c)) for c in reply.calls]
+                if self.room([*self.msgs, asked, *results]):
+                    self.msgs += [asked, *results]
+                    self.used += 1
+                    self.out.rounds += 1
+                    continue
+                self.ws.restore(saved, [c.tool for c in reply.calls])
+                refusal = ("not run: the results of this round would leave no room in the context for your "
+                           "answer; answer now with the checkpoint block")
+                self.out.found.append(f"turn: round {self.used + 1} of tool calls was not run, its results would "
+                                      f"not leave room for the answer in the window of {self.window}")
+            else:
+                refusal = (f"not run: the limit of {self.rounds} rounds of tool calls of this checkpoint is "
+                           f"reached; answer now with the checkpoint block")
                 notes.append(f"turn: the writer asked for more than {self.rounds} rounds of tool calls; the extra "
                              f"calls were not run")
-                reply = await self.session.writer.chat(self.msgs, tools=list(tools()),
-                                                       max_tokens=self.session.reserve_output, purpose=purpose)
-                return reply.text, notes
-            used += 1
-            self.out.rounds += 1
+            self.msgs += [asked, *[self.result(c, refusal) for c in reply.calls]]
+            reply = await self.chat(purpose)
+            return reply.text, notes
