@@ -187,7 +187,7 @@ def test_too_big_for_a_checkpoint_turn_checkpoints_the_older_part():
 def test_when_nothing_fits_the_oldest_half_moves_out_without_a_model_call():
     def down(reply, msgs):
         raise ModelError("down")
-    strategy, record = manual(queue([400] * 36), Wrapped(down))
+    strategy, record = manual(late_request(36), Wrapped(down))
     strategy.state.mind, strategy.state.scene = FILLED, "Current step: #130. References: gh pr view 130."
     feed(strategy, record)
     comp = compact(strategy)
@@ -195,6 +195,7 @@ def test_when_nothing_fits_the_oldest_half_moves_out_without_a_model_call():
     assert comp.after <= strategy.hard and comp.fields["kind"] == "mechanical"
     assert strategy.state.mind == FILLED and "Current step: #130" in strategy.head.text
     assert strategy.state.memo == {1: "#1: " + record[0].text}          # every moved-out user message
+    assert any(m is record[strategy.number["u2"] - 1] for m in strategy.messages)   # the current request stays
     moved = set(comp.fields["moved"])
     assert 0.3 < sum(m.tokens for m in record if m.id in moved) / comp.before < 0.7
 
@@ -271,7 +272,7 @@ def test_the_older_part_is_tried_at_most_twice_then_the_checkpoint_fails():
 def test_the_mechanical_step_sheds_carried_parts_before_the_users_words():
     def down(reply, msgs):
         raise ModelError("down")
-    strategy, record = manual(queue([400] * 36), Wrapped(down))
+    strategy, record = manual(late_request(36), Wrapped(down))
     strategy.state.mind = mind_text = "# I am here\n" + filler(30_000) + "\n# Goals\n## Mission\n\n## Workstreams\n"
     strategy.state.scene = "Current step: #130."
     feed(strategy, record)
@@ -288,6 +289,16 @@ def test_a_conversation_of_one_huge_turn_is_cut_not_checkpointed():
     assert comp.fallback.startswith("mechanical") and "nothing to checkpoint" in comp.error
     assert comp.after <= strategy.hard and "did not fit the context" in strategy.messages[-1].text
     assert strategy.session.writer.n == 0
+
+
+def test_the_mechanical_step_keeps_the_current_request_too():
+    def down(reply, msgs):
+        raise ModelError("down")
+    strategy, record = manual(queue([400] * 36), Wrapped(down))          # u1 is the only, so the current, request
+    feed(strategy, record)
+    comp = compact(strategy)
+    assert comp.fields["kind"] == "mechanical" and "u1" not in comp.fields["moved"] and strategy.state.memo == {}
+    assert strategy.messages[1] is record[0] and "from #1 on" in strategy.head.text
 
 
 def test_a_current_request_too_big_for_its_budget_stays_cut_with_a_note_never_moved_out():
@@ -314,10 +325,10 @@ def test_a_current_request_too_big_for_its_budget_stays_cut_with_a_note_never_mo
     assert "from #1 on" in strategy.head.text and "they win" in strategy.head.text
 
 
-def late_request():
+def late_request(turns: int = 34):
     """A PR queue where the user's latest message comes late enough to sit in the recent tail."""
     events = [{"id": "u1", "role": "user", "text": "Please review the open PRs #101 to #160 oldest to newest."}]
-    for i in range(34):
+    for i in range(turns):
         if i == 30:
             events.append({"id": "u2", "role": "user", "text": "Skip #131, it is a duplicate."})
         events += [{"id": f"a{i}", "role": "assistant", "text": f"Reviewing #{101 + i}.",

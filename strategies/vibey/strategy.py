@@ -204,16 +204,24 @@ class Vibey(Strategy):
         return out
 
     def mechanical(self, before: int, reason: str) -> Compaction:
-        """Move the oldest half out without a model call, keeping the last checkpoint."""
-        total = split.cost(self.body())
-        rest, moved = drop_oldest(self.body(), total, total // 2)
+        """Move the oldest half out without a model call, keeping the last checkpoint; the user's latest run
+        of messages (the current request) stays in the context, as after a checkpoint."""
+        body = self.body()
+        latest = {id(m) for m in split.latest_request(body)}   # the current request stays (cut if too big)
+        total = split.cost(body)
+        rest, moved = drop_oldest(body, total, total // 2)
+        current = [m for m in moved if id(m) in latest]
+        moved = [m for m in moved if id(m) not in latest]
         self.state.n += 1
         self._absorb(moved)
-        self.rebuild([], rest)
+        self.rebuild(current, rest)
         if self.size() > self.hard:              # still too big: move more, the newest turn always stays
             rest, more = drop_oldest(rest, self.size(), self.hard)
+            current = [m for m in self.messages[1:] if id(m) not in {id(x) for x in rest}]
+            current += [m for m in more if id(m) in latest]
+            more = [m for m in more if id(m) not in latest]
             self._absorb(more)
-            self.rebuild([], rest)
+            self.rebuild(current, rest)
             moved += more
         problems = self.shed() + self.fit()
         return Compaction(before=before, after=self.size(), text=self.head.text if self.head else None,
