@@ -17,9 +17,23 @@ HAND = ROOT / "scenarios" / "hand"
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CI": "true"}
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    """`compaction-bench ARGS` run in this process (same code path as the console script, minus the
+    interpreter start-up); the tests that need a real process use subprocess themselves."""
+    import contextlib
+    import io
+
+    from bench.cli import main
+
+    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    except SystemExit as exc:   # argparse usage errors
+        code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(["compaction-bench", *args], code, out.getvalue(), err.getvalue())
 
 
 def test_help_is_light(tmp_path):
