@@ -44,7 +44,7 @@ def drift(points, caption: str):
     """Retention against compaction number, one panel per metric, one line per strategy."""
     if points is None or points.empty:
         return None
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, SymmetricalLogLocator
 
     plt = _plt()
     metrics = list(dict.fromkeys(points["metric"]))
@@ -54,6 +54,7 @@ def drift(points, caption: str):
             ax.plot(g["check_point"], g["score"], marker="o", label=strategy)
         ax.set_title(metric)
         ax.set_xscale("symlog", base=2, linthresh=1)
+        ax.xaxis.set_major_locator(SymmetricalLogLocator(base=4, linthresh=1))   # 1, 4, 16, ...: labels never touch
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set_xlabel("compactions so far (up to)")
         ax.set_ylim(-0.05, 1.05)

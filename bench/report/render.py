@@ -80,9 +80,16 @@ def markdown(doc: Doc) -> str:
 
 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .6em}
+.wide{overflow-x:auto}table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}
+code{background:#f3f3f3;padding:0 .2em}th,td{border:1px solid #ccc;padding:.25em .6em}
 th{background:#f3f3f3}td{text-align:right}td:first-child,td:nth-child(2){text-align:left}
 img{max-width:100%;border:1px solid #eee}figcaption{color:#555;font-size:.9em;margin-bottom:1.5em}"""
+
+
+def inline(text: str) -> str:
+    """Markdown's `code` spans as <code>, everything else escaped (the same prose feeds report.md)."""
+    parts = html.escape(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
 
 
 def to_html(doc: Doc) -> str:
@@ -93,11 +100,11 @@ def to_html(doc: Doc) -> str:
         if kind == "h":
             out.append(f"<h2>{e(b)}</h2>")
         elif kind == "p":
-            out.append(f"<p>{e(b)}</p>")
+            out.append(f"<p>{inline(b)}</p>")
         elif kind == "table":
-            out.append("<table><tr>" + "".join(f"<th>{e(c)}</th>" for c in b.columns) + "</tr>")
+            out.append("<div class='wide'><table><tr>" + "".join(f"<th>{e(c)}</th>" for c in b.columns) + "</tr>")
             out += ["<tr>" + "".join(f"<td>{e(cell(v))}</td>" for v in row) + "</tr>" for row in b.rows]
-            out.append("</table>" + (f"<p>{e(b.note)}</p>" if b.note else ""))
+            out.append("</table></div>" + (f"<p>{inline(b.note)}</p>" if b.note else ""))
         elif kind == "figure":
             data = base64.b64encode(b.png).decode()
             out.append(f"<figure><img alt='{e(b.name)}' src='data:image/png;base64,{data}'>"
