@@ -34,6 +34,7 @@ class ReplayStats:
     compaction_input_tokens: int = 0
     compaction_output_tokens: int = 0
     overflows: int = 0
+    fallbacks: int = 0          # compactions that took a fallback (drop-oldest, mechanical step, ...)
     model_calls: int = 0
     wall_s: float = 0.0
 
@@ -142,6 +143,7 @@ def _log_compaction(fh: TextIO, cell: str, strategy: Strategy, event: str, t: fl
         stats.compactions += 1
     else:
         stats.compaction_failures += 1
+    stats.fallbacks += bool(comp.fallback)
     rec = {"cell": cell, "n": stats.compactions + stats.compaction_failures - 1, "strategy": strategy.name,
            "event": event, "t": t, "request": request, "ok": comp.ok, "before": comp.before,
            "after": comp.after, "calls": calls, "text": comp.text, "problems": comp.problems,

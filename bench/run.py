@@ -182,6 +182,7 @@ async def run_cell(cell: Cell, model: Model, out: Path) -> dict[str, Any]:
     scores, checks = await score_cell(cell, scratch, tok)
     row.update(scores)
     row["wall_s"] = round(stats.wall_s + time.perf_counter() - started, 3)
+    row["_fallbacks"] = stats.fallbacks   # shown on the console; not a summary column
     for name in ("requests.jsonl", "compactions.jsonl"):
         with (out / name).open("a", encoding="utf-8") as dst, (scratch / name).open(encoding="utf-8") as src:
             shutil.copyfileobj(src, dst)
@@ -215,7 +216,9 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
                     fh.write(json.dumps({"cell": cell.name, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
                 return
             rows.append(row)
-            print(f"[{len(rows) + len(errors)}/{total}] {cell.name}  {row['wall_s']}s", file=sys.stderr)
+            tries = row["compactions"] + row["compaction_failures"]
+            fell = f"  {row['_fallbacks']} of {tries} compaction attempts fell back" if row["_fallbacks"] else ""
+            print(f"[{len(rows) + len(errors)}/{total}] {cell.name}  {row['wall_s']}s{fell}", file=sys.stderr)
 
     await asyncio.gather(*(one(c) for c in cells))
     for model in models.values():
