@@ -92,3 +92,16 @@ def test_a_truncated_last_log_line_is_skipped(run, tmp_path):
     (copy / "requests.jsonl").write_text(log + log.splitlines()[-1][:40])       # interrupted mid-line
     assert cli(["report", str(copy)]) == 0
     assert "## Prompt-cache hit rate by provider" in (copy / "report.md").read_text()
+
+
+def test_compaction_outcomes_count_failures_fallbacks_and_repairs():
+    from bench.report.data import compaction_outcomes
+
+    recs = [{"strategy": "vibey", "ok": True, "fallback": "mechanical: turn too big", "repairs": 1},
+            {"strategy": "vibey", "ok": False, "fallback": "unchanged: model failed", "repairs": 0},
+            {"strategy": "vibey", "ok": True, "fallback": None, "repairs": 0},
+            {"strategy": "naive", "ok": True, "fallback": None, "repairs": 0}]
+    out = compaction_outcomes(recs).set_index("strategy")
+    assert out.loc["vibey", ["attempts", "failed", "fell_back", "repaired"]].tolist() == [3, 1, 2, 1]
+    assert out.loc["vibey", "fallbacks"] in ("mechanical 1, unchanged 1", "unchanged 1, mechanical 1")
+    assert out.loc["naive", "fell_back"] == 0 and out.loc["naive", "fallbacks"] == ""

@@ -97,6 +97,12 @@ def build(run_dir: Path) -> Doc:
                             "quality", "Goal retention, constraint fidelity (higher is better) and provenance "
                                        "leakage (lower is better) per strategy."))
 
+    outcomes = data.compaction_outcomes(data.read_log(run_dir / "compactions.jsonl"))
+    if not outcomes.empty:
+        ocols = list(outcomes.columns)
+        doc.table(Table(ocols, _rows(outcomes, ocols), "Compaction attempts over all cells: failed (nothing "
+                                                       "changed), fell back (and to what), needed a repair."))
+
     if summary["writer"].nunique() > 1:
         doc.h("Writer models")
         per_w = data.by(summary, ["writer", "strategy"], quality + ["cost_usd", "compaction_failures"])

@@ -117,3 +117,23 @@ def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
     names = summary[keys].astype(str).agg("/".join, axis=1)
     rows = [{"strategy": s, **rates[n]} for n, s in zip(names, summary["strategy"]) if n in rates]
     return pd.DataFrame(rows).groupby("strategy", sort=False).mean().reset_index() if rows else pd.DataFrame()
+
+
+def compaction_outcomes(records: list[dict[str, Any]]):
+    """Per strategy: compaction attempts, how many failed, fell back (and to what) or needed a repair.
+    A strategy whose compactions all fall back never really compacts; the summary's counts alone hide that."""
+    import pandas as pd
+
+    rows = [{"strategy": str(r.get("strategy", "?")), "ok": bool(r.get("ok")), "fallback": r.get("fallback") or "",
+             "repairs": int(r.get("repairs") or 0)} for r in records]
+    if not rows:
+        return pd.DataFrame()
+    df = pd.DataFrame(rows)
+    kind = df["fallback"].str.split(":").str[0].str.strip()
+    out = df.assign(failed=~df["ok"], fell_back=df["fallback"] != "", repaired=df["repairs"] > 0).groupby(
+        "strategy", sort=True).agg(attempts=("ok", "size"), failed=("failed", "sum"), fell_back=("fell_back", "sum"),
+                                   repaired=("repaired", "sum")).reset_index()
+    kinds = kind[df["fallback"] != ""].groupby(df["strategy"]).agg(lambda k: ", ".join(
+        f"{name} {n}" for name, n in k.value_counts().items()))
+    out["fallbacks"] = out["strategy"].map(kinds).fillna("")
+    return out
