@@ -135,5 +135,5 @@ def compaction_outcomes(records: list[dict[str, Any]]):
                                    repaired=("repaired", "sum")).reset_index()
     kinds = kind[df["fallback"] != ""].groupby(df["strategy"]).agg(lambda k: ", ".join(
         f"{name} {n}" for name, n in k.value_counts().items()))
-    out["fallbacks"] = out["strategy"].map(kinds).fillna("")
+    out["fallbacks"] = [kinds.get(s, "") for s in out["strategy"]]
     return out
