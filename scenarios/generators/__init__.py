@@ -78,7 +78,9 @@ LIBRARY: dict[str, Spec] = {
 
 def generate(name: str, seed: int = 0, scale: float = 1.0) -> Script:
     spec = LIBRARY[name]
-    return spec.make(name, spec.title, spec.window, int(spec.target * scale), seed, list(spec.tags))
+    # The window shrinks with the content, so a quick variant still compacts several times.
+    window = spec.window if scale == 1 else max(4096, int(spec.window * scale))
+    return spec.make(name, spec.title, window, int(spec.target * scale), seed, list(spec.tags))
 
 
 def main(argv: list[str]) -> int:
