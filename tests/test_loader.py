@@ -214,7 +214,7 @@ def test_readme_example_scenario_is_valid(tmp_path):
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     block = readme.split("```yaml\n", 1)[1].split("```", 1)[0]
     s = loader.load(write(tmp_path, block))
-    assert s.id == "pr-queue-small" and s.truth.injections[0].event == "b1"
+    assert s.id == "my-pr-queue" and s.truth.injections[0].event == "b1"
 
 
 def test_args_must_be_plain_json(tmp_path):
