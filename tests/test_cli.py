@@ -56,7 +56,7 @@ def test_validate_good_and_bad(tmp_path):
     assert ok.stdout.count("ok ") >= 2
     bad = tmp_path / "bad.yaml"
     bad.write_text((HAND / "pr-queue-small.yaml").read_text().replace("role: tool", "role: robot", 1)
-                   .replace("window: 700", "window: -1"))
+                   .replace("window: 4500", "window: -1"))
     r = cli("scenarios", "validate", str(bad), cwd=tmp_path)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     lines = r.stderr.strip().splitlines()
@@ -77,7 +77,7 @@ def test_list_and_show(tmp_path):
     assert "pr-queue-small" in r.stdout and "injected-watch" in r.stdout
     s = cli("scenarios", "show", "pr-queue-small", "--dir", str(HAND), cwd=tmp_path)
     assert s.returncode == 0, s.stderr
-    assert "window 700" in s.stdout and "u1" in s.stdout
+    assert "window 4500" in s.stdout and "u1" in s.stdout
     missing = cli("scenarios", "show", "nope", "--dir", str(HAND), cwd=tmp_path)
     assert missing.returncode == 2 and "no scenario with id 'nope'" in missing.stderr
 
@@ -116,13 +116,13 @@ def test_run_same_out_resumes(tmp_path):
 
 def test_run_window_override_and_sweep(tmp_path):
     out = tmp_path / "res"
-    r = cli("run", "-m", f"scenarios=[{HAND}/pr-queue-small.yaml]", "strategies=[truncate]", "window=500,900",
+    r = cli("run", "-m", f"scenarios=[{HAND}/pr-queue-small.yaml]", "strategies=[truncate]", "window=3000,6000",
             f"out={out}", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader((out / "summary.csv").open()))
-    assert sorted(int(r["window"]) for r in rows) == [500, 900]
+    assert sorted(int(r["window"]) for r in rows) == [3000, 6000]
     comp = {int(r["window"]): int(r["compactions"]) for r in rows}
-    assert comp[500] > comp[900]
+    assert comp[3000] > comp[6000]
 
 
 def test_run_bad_input_is_one_line(tmp_path):

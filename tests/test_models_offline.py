@@ -55,7 +55,7 @@ def test_summary_fits_budget_keeps_sentences_and_is_deterministic(record, budget
 def test_summary_prefers_user_rules_and_references_over_chatter(record):
     filler = [make(TOK, id=f"a{i}", role="assistant", text=f"Okay, continuing with step {i}.", tag="assistant")
               for i in range(40)]
-    reply = chat([*record, *filler, user("Please summarise everything so far.")], max_tokens=120)
+    reply = chat([*record, *filler, user("Please summarise everything so far.")], max_tokens=200)
     assert "Never merge anything that touches billing/." in reply.text
     assert "Okay, continuing" not in reply.text
 
