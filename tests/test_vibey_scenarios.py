@@ -3,8 +3,7 @@
 The hand-written smoke scenarios (windows of 4,500-4,600 tokens) are checkpointed at their
 own windows. Squeezed to a toy window (1,500 tokens), in which the checkpoint turn itself
 (instruction and tool definitions, ~1,300 tokens, plus the output reserve) cannot fit, every
-compaction must be a
-recorded fallback.
+compaction must be a recorded fallback.
 """
 from __future__ import annotations
 
