@@ -17,7 +17,7 @@ from .errors import BadInput
 from .scenario import Scenario
 from .validate import Path_, check, normalize
 
-__all__ = ["read_text", "parse", "line_map", "load", "load_all", "expand", "check", "normalize",
+__all__ = ["read_text", "parse", "line_map", "load", "load_all", "expand", "check", "from_events", "normalize",
            "SCENARIO_SUFFIXES"]
 
 SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")
@@ -101,6 +101,16 @@ def load(path: str | Path) -> Scenario:
             out.append(f"{where}: {ck.display(kp)}: {msg}")
         raise BadInput(out)
     return _with_path(scenario, str(path))
+
+
+def from_events(events: list[dict], *, window: int, id: str = "t", user: str = "User",
+                system: str = "You are an agent.", **top: Any) -> Scenario:
+    """A validated scenario built in code (benchmarks, tests, generators); BadInput lists every problem."""
+    data = {"scenario": 1, "id": id, "user": user, "window": window, "system": system, "events": events, **top}
+    scenario, ck = check(data)
+    if scenario is None:
+        raise BadInput([f"{ck.display(kp)}: {msg}" for kp, msg in ck.problems])
+    return scenario
 
 
 def _nearest_line(lines: dict[Path_, int], kp: Path_) -> int | None:

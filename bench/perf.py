@@ -43,11 +43,7 @@ def synthetic(n_events: int, window: int = 32_000, seed: int = 0) -> Scenario:
         if i % 25 == 0:
             events.append({"id": f"u{i}", "role": "user", "text": text(25)})
     events.append({"id": "final", "role": "assistant", "text": "done"})
-    data = {"scenario": 1, "id": f"perf-{n_events}", "window": window, "system": "You are an agent.",
-            "events": events}
-    scenario, ck = loader.check(data)
-    assert scenario is not None, ck.problems
-    return scenario
+    return loader.from_events(events, id=f"perf-{n_events}", window=window)
 
 
 def floor_seconds(s: Scenario, encoding: str) -> float:

@@ -239,3 +239,13 @@ def test_relative_globs_fall_back_to_the_project_like_paths(tmp_path, monkeypatc
     root = Path(__file__).resolve().parent.parent
     hits = loader.expand(["scenarios/hand/*.yaml"], base=root)
     assert hits and all(h.is_file() and h.parent == root / "scenarios" / "hand" for h in hits)
+
+
+def test_from_events_validates_like_a_file():
+    s = loader.from_events([{"id": "u1", "role": "user", "text": "hi"}, {"id": "a1", "role": "assistant", "text": "ok"}],
+                           window=100, id="code-built")
+    assert s.id == "code-built" and [e.t for e in s.events] == [0, 15]
+    with pytest.raises(BadInput) as exc:
+        loader.from_events([{"id": "a1", "role": "robot", "text": "x"}], window=0)
+    assert any("events.a1.role: unknown role 'robot'" in p for p in exc.value.problems)
+    assert any("window: window must be a positive integer" in p for p in exc.value.problems)

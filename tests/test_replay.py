@@ -10,7 +10,7 @@ import pytest
 from bench import loader
 from bench.logs import replay_requests
 from bench.messages import render, render_all
-from bench.models.base import Model, Reply
+from bench.models.base import Model
 from bench.replay import ReplayOptions, replay
 from bench.strategy import Strategy, default_reserve, trigger_limit, turn_units
 from bench.tokens import PER_MESSAGE, PER_REQUEST, tokenizer
@@ -29,11 +29,7 @@ def scenario(n_turns: int = 6, *, tool_text: str = "line\n" * 40, extra: list | 
         events.append({"id": f"r{i}", "role": "tool", "call": f"c{i}", "text": f"item {i}\n" + tool_text})
     events.append({"id": "end", "role": "assistant", "text": "All done."})
     events.extend(extra or [])
-    data = {"scenario": 1, "id": "t", "user": "Dana", "window": window, "system": "You are an agent.",
-            "events": events}
-    s, ck = loader.check(data)
-    assert s is not None, ck.problems
-    return s
+    return loader.from_events(events, window=window, user="Dana")
 
 
 class NoWriter(Model):

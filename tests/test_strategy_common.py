@@ -39,11 +39,7 @@ def long_scenario(turns: int = 30, *, window: int = 2500, lines: int = 8, user_e
         if i % user_every == user_every - 1:
             events.append({"id": f"u{i + 1}", "role": "user", "text": f"Good. After item {i} keep going."})
     events.append({"id": "end", "role": "assistant", "text": "All items done."})
-    data = {"scenario": 1, "id": "long", "user": "Dana", "window": window, "system": "You are an agent.",
-            "events": events}
-    s, ck = loader.check(data)
-    assert s is not None, ck.problems
-    return s
+    return loader.from_events(events, id="long", window=window, user="Dana")
 
 
 class Recorder(Model):

@@ -100,10 +100,7 @@ def big_user_then_tool_results(turns: int = 11, window: int = 1000):
         events.append({"id": f"r{i}", "role": "tool", "call": f"c{i}",
                        "text": " ".join(f"line{j}" for j in range(20))})
     events.append({"id": "a99", "role": "assistant", "text": "done"})
-    s, ck = loader.check({"scenario": 1, "id": "ce-drop", "user": "Dana", "window": window,
-                          "system": "You are an agent.", "events": events})
-    assert s is not None, ck.problems
-    return s
+    return loader.from_events(events, id="ce-drop", window=window, user="Dana")
 
 
 @pytest.mark.parametrize("kw", [{"trigger": 0.99}, {"clear_at_least": 0.99}, {"trigger": 5000}])

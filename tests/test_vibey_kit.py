@@ -24,10 +24,7 @@ TOK = tokenizer()
 
 def scenario(events: list[dict], *, window: int = 32_000, user: str = "Dana",
              system: str = "You are a coding agent in the acme/api repository.") -> Scenario:
-    data = {"scenario": 1, "id": "t", "user": user, "window": window, "system": system, "events": events}
-    s, ck = loader.check(data)
-    assert s is not None, ck.problems
-    return s
+    return loader.from_events(events, window=window, user=user, system=system)
 
 
 def filler(n_words: int, seed: str = "x") -> str:
