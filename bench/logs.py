@@ -47,14 +47,17 @@ def identity(m: Message) -> tuple:
     return (m.hash, m.id, m.tag, tuple(p.tag for p in m.parts) if m.parts else ())
 
 
-def delta(prev: list[tuple], new: list[Message]) -> list[Any]:
-    """Runs of the previous request's messages that survive, interleaved with new messages."""
-    keys = [identity(m) for m in new]
-    if len(keys) >= len(prev) and keys[:len(prev)] == prev:
+def delta(prev: list[Message], new: list[Message]) -> list[Any]:
+    """Runs of the previous request's messages that survive, interleaved with new messages.
+
+    The common case — the same message objects with more appended — is a C-level list compare
+    (messages compare by identity), so appending stays linear; identities are built only otherwise."""
+    if len(new) >= len(prev) and new[:len(prev)] == prev:
         return ([[0, len(prev)]] if prev else []) + list(new[len(prev):])
+    keys = [identity(m) for m in new]
     pos: dict[tuple, list[int]] = {}
-    for i, k in enumerate(prev):
-        pos.setdefault(k, []).append(i)
+    for i, m in enumerate(prev):
+        pos.setdefault(identity(m), []).append(i)
     seq: list[Any] = []
     cursor = 0  # previous-request positions are only used left to right
     for m, k in zip(new, keys):
@@ -76,8 +79,12 @@ class RequestLog:
 
     def __init__(self, fh: TextIO, cell: str, verbatim: dict[str, str]):
         self.fh, self.cell, self.verbatim = fh, cell, verbatim
-        self.prev: list[tuple] = []
+        self.prev: list[Message] = []
         self.count = 0
+
+    def follow(self, index: int, messages: list[Message]) -> None:
+        """Continue a cell's log after its request `index` (which held `messages`), e.g. to append probes."""
+        self.count, self.prev = index + 1, list(messages)
 
     def write(self, messages: list[Message], *, kind: str, tokens: int, **extra: Any) -> int:
         seq = delta(self.prev, messages)
@@ -86,7 +93,7 @@ class RequestLog:
                "added": len(messages) - kept, "dropped": len(self.prev) - kept, **extra,
                "seq": [s if isinstance(s, list) else _msg_record(s, self.verbatim) for s in seq]}
         self.fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self.prev = [identity(m) for m in messages]
+        self.prev = list(messages)
         self.count += 1
         return self.count - 1
 

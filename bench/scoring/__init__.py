@@ -154,7 +154,7 @@ def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Pa
     with (cell_dir / "requests.jsonl").open("a", encoding="utf-8") as fh:
         log = RequestLog(fh, cell.name, verbatim)
         if prev is not None:
-            log.count, log.prev = prev.i + 1, [m.hash for m in prev.messages]
+            log.follow(prev.i, prev.messages)
         for o in outcomes:
             if o.request:
                 target = targets[o.probe.id]
