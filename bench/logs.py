@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, TextIO
 
+from .errors import BadInput
 from .messages import EVENT_TAGS, Message, Part, make, render_all, system_message
 from .scenario import Call, Scenario
 from .tokens import Tokenizer
@@ -109,14 +110,29 @@ class LoggedRequest:
 
 
 def read_jsonl(path: Path, cell: str | None = None) -> Iterator[dict[str, Any]]:
+    """The records of a log (of one cell, if given). A last line cut short by an interrupted write (no
+    newline, not JSON) is skipped; any other line that is not a JSON object is BadInput naming its line,
+    raised once the good records have been read."""
     if not path.exists():
         return
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                rec = json.loads(line)
-                if cell is None or rec.get("cell") == cell:
-                    yield rec
+    problems: list[str] = []
+    with path.open("rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as exc:
+                if not raw.endswith(b"\n"):
+                    break                                   # a half-written last line
+                problems.append(f"{path} line {n}: not JSON: {exc}")
+                continue
+            if not isinstance(rec, dict):
+                problems.append(f"{path} line {n}: expected a JSON object, got {type(rec).__name__}")
+            elif cell is None or rec.get("cell") == cell:
+                yield rec
+    if problems:
+        raise BadInput(problems[:20] + ([f"{path}: ... and {len(problems) - 20} more"] if len(problems) > 20 else []))
 
 
 def replay_requests(records: Iterator[dict[str, Any]], scenario: Scenario, tok: Tokenizer,

@@ -271,3 +271,16 @@ def test_log_keeps_tag_parts_id_tool_and_time_of_strategy_messages():
     for made, back in zip(produced, rebuilt(s, reqs)):
         assert [(m.id, m.tag, m.text, m.parts, m.tool, m.t, m.call_id) for m in made] == \
                [(m.id, m.tag, m.text, m.parts, m.tool, m.t, m.call_id) for m in back]
+
+
+def test_read_jsonl_skips_an_interrupted_last_line_and_names_bad_ones(tmp_path):
+    from bench.errors import BadInput
+    from bench.logs import read_jsonl
+
+    log = tmp_path / "requests.jsonl"
+    log.write_text('{"cell": "a", "i": 0}\n{"cell": "b", "i": 0}\n{"cell": "a", "i": 1, "se')
+    assert [r["i"] for r in read_jsonl(log, "a")] == [0]
+    log.write_text('{"cell": "a", "i": 0}\n[1, 2]\nnot json\n{"cell": "a", "i": 1}\n')
+    with pytest.raises(BadInput) as exc:
+        list(read_jsonl(log))
+    assert [p.split(": ", 1)[0] for p in exc.value.problems] == [f"{log} line 2", f"{log} line 3"]

@@ -68,6 +68,7 @@ def _rows(df, columns: list[str]) -> list[list[Any]]:
 def build(run_dir: Path) -> Doc:
     import pandas as pd
 
+    from ..logs import read_jsonl
     from ..results import load
     from . import data, figures
 
@@ -77,7 +78,7 @@ def build(run_dir: Path) -> Doc:
     if "kind" not in checks.columns:          # runs from before checks.csv had a kind column
         checks = checks.assign(kind=float("nan"))
     cfg = _config(run_dir)
-    records = data.read_log(run_dir / "requests.jsonl")
+    records = list(read_jsonl(run_dir / "requests.jsonl"))
     doc = Doc(f"compaction-bench report: {run_dir.name}")
     _models(doc, summary, cfg)
     if summary.empty:
@@ -97,7 +98,7 @@ def build(run_dir: Path) -> Doc:
                             "quality", "Goal retention, constraint fidelity (higher is better) and provenance "
                                        "leakage (lower is better) per strategy."))
 
-    outcomes = data.compaction_outcomes(data.read_log(run_dir / "compactions.jsonl"))
+    outcomes = data.compaction_outcomes(list(read_jsonl(run_dir / "compactions.jsonl")))
     if not outcomes.empty:
         ocols = list(outcomes.columns)
         doc.table(Table(ocols, _rows(outcomes, ocols), "Compaction attempts over all cells: failed (nothing "

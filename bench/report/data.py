@@ -66,38 +66,6 @@ def probe_kinds(checks):
     return out.drop(columns=["ran"])
 
 
-def read_log(path: Path) -> list[dict[str, Any]]:
-    """The records of a JSONL log. A last line that does not parse is an interrupted write and is
-    skipped; any other line that is not a JSON object is BadInput naming its line."""
-    import json
-
-    from ..errors import BadInput
-
-    if not path.exists():
-        return []
-    lines = path.read_bytes().splitlines()
-    while lines and not lines[-1].strip():
-        lines.pop()
-    out, problems = [], []
-    for n, raw in enumerate(lines, 1):
-        if not raw.strip():
-            continue
-        try:
-            rec = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            if n == len(lines):
-                break                                   # a half-written last line
-            problems.append(f"{path} line {n}: not JSON: {exc}")
-            continue
-        if not isinstance(rec, dict):
-            problems.append(f"{path} line {n}: expected a JSON object, got {type(rec).__name__}")
-            continue
-        out.append(rec)
-    if problems:
-        raise BadInput(problems[:20] + ([f"{path}: ... and {len(problems) - 20} more"] if len(problems) > 20 else []))
-    return out
-
-
 def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
     """Cache hit rate per strategy and provider profile, re-simulated from requests.jsonl's records."""
     import pandas as pd
