@@ -182,7 +182,8 @@ async def run_cell(cell: Cell, model: Model, out: Path) -> dict[str, Any]:
     scores, checks = await score_cell(cell, scratch, tok)
     row.update(scores)
     row["wall_s"] = round(stats.wall_s + time.perf_counter() - started, 3)
-    row["_fallbacks"] = stats.fallbacks   # shown on the console; not a summary column
+    row["_fallbacks"] = stats.fallbacks   # shown on the console; not summary columns
+    row["_probes_unrun"] = sum(str(c.get("detail", "")).startswith("failed to run") for c in checks)
     for name in ("requests.jsonl", "compactions.jsonl"):
         with (out / name).open("a", encoding="utf-8") as dst, (scratch / name).open(encoding="utf-8") as src:
             shutil.copyfileobj(src, dst)
@@ -287,7 +288,10 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
     shutil.rmtree(out / ".cells", ignore_errors=True)
     for e in errors:
         print(f"error: {e}", file=sys.stderr)
-    _report_unrun_probes(out / "checks.csv")
+    unrun = sum(r["_probes_unrun"] for r in rows)
+    if unrun:   # a failing agent or judge shows in probe_pass_rate only as misses; say so out loud
+        print(f"warning: {unrun} probe(s) failed to run (agent or judge model failed); see checks.csv",
+              file=sys.stderr)
     summary = read_csv(out / "summary.csv")
     if summary:
         from .report import write_report
@@ -296,17 +300,6 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
     print(format_table(summary))
     print(f"results: {out}")
     return 1 if errors else 0
-
-
-def _report_unrun_probes(checks: Path) -> None:
-    """A failing agent or judge model shows in probe_pass_rate only as misses; say so out loud."""
-    if not checks.exists():
-        return
-    with checks.open(encoding="utf-8") as fh:
-        failed = sum(1 for line in fh if "failed to run" in line)
-    if failed:
-        print(f"warning: {failed} probe(s) failed to run (agent or judge model failed); see checks.csv",
-              file=sys.stderr)
 
 
 def _check_same_settings(path: Path, configs: list[dict]) -> None:

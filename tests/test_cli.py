@@ -212,3 +212,11 @@ def test_printed_table_shows_what_tells_cells_apart():
     head = format_table(rows).splitlines()[0].split()
     assert "window" in head and "seed" not in head and "compaction_failures" in head
     assert "compaction_failures" not in format_table([{**rows[0]}]).splitlines()[0]
+
+
+def test_probes_that_could_not_run_are_announced(tmp_path):
+    r = cli("run", f"scenarios=[{HAND}/pr-queue-small.yaml]", "strategies=[full]", "agent.model=openai/x",
+            "agent.api_base=http://127.0.0.1:9/v1", "agent.retries=0", "agent.timeout=2", f"out={tmp_path / 'r'}",
+            cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "warning: 2 probe(s) failed to run" in r.stderr
