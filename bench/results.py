@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any, Iterable
 
 SUMMARY_COLUMNS = [
-    "scenario", "strategy", "writer", "window", "seed", "events", "requests", "compactions",
-    "compaction_failures", "goal_retention", "constraint_fidelity", "provenance_leakage",
-    "stale_constraints", "fact_retention", "user_words_retained", "input_tokens", "cached_input_tokens",
-    "output_tokens", "compaction_input_tokens", "compaction_output_tokens", "cost_usd", "cache_hit_rate",
-    "probe_pass_rate", "wall_s",
+    "scenario", "strategy", "writer", "window", "seed", "oracle", "events", "requests", "compactions",
+    "compaction_failures", "overflow_requests", "goal_retention", "constraint_fidelity", "provenance_leakage",
+    "stale_constraints", "fact_retention", "decision_retention", "rejected_revived", "user_words_retained",
+    "input_tokens", "cached_input_tokens", "output_tokens", "compaction_input_tokens", "compaction_output_tokens",
+    "cost_usd", "cache_hit_rate", "overflow_input_tokens", "overflow_cost_usd", "probe_pass_rate",
+    "probes_answerable", "wall_s",
 ]
 KEY_COLUMNS = ["scenario", "strategy", "writer", "window", "seed"]
 
@@ -151,11 +152,12 @@ def _cell_of(line: str) -> str | None:
 
 
 TABLE_COLUMNS = ["scenario", "strategy", "writer", "window", "seed", "compactions", "compaction_failures",
-                 "goal_retention", "constraint_fidelity", "provenance_leakage", "fact_retention",
-                 "user_words_retained", "probe_pass_rate", "input_tokens", "cost_usd", "cache_hit_rate"]
+                 "overflow_requests", "goal_retention", "constraint_fidelity", "provenance_leakage", "fact_retention",
+                 "decision_retention", "rejected_revived", "user_words_retained", "probe_pass_rate", "input_tokens",
+                 "cost_usd", "cache_hit_rate"]
 # Shown only when they tell rows apart or report trouble.
 WHEN_VARYING = ("window", "seed")
-WHEN_NONZERO = ("compaction_failures",)
+WHEN_NONZERO = ("compaction_failures", "overflow_requests")
 
 
 def format_table(rows: list[dict[str, Any]], columns: list[str] = TABLE_COLUMNS) -> str:

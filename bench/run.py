@@ -179,7 +179,7 @@ async def run_cell(cell: Cell, model: Model, out: Path) -> dict[str, Any]:
     row: dict[str, Any] = dict(zip(KEY_COLUMNS, cell.key))
     row.update({k: getattr(stats, k) for k in SUMMARY_COLUMNS if hasattr(stats, k)})
     started = time.perf_counter()
-    scores, checks = await score_cell(cell, scratch, tok)
+    scores, checks = await score_cell(cell, scratch, tok, oracle=bool(getattr(strategy, "oracle", False)))
     row.update(scores)
     row["wall_s"] = round(stats.wall_s + time.perf_counter() - started, 3)
     row["_fallbacks"] = stats.fallbacks   # shown on the console; not summary columns

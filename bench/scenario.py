@@ -75,6 +75,7 @@ class Injection:
     id: str
     event: str
     payload: tuple[str, ...]
+    alternatives: tuple[tuple[str, ...], ...] = ()   # other key sets that say the same (a reworded payload)
 
 
 @dataclass(frozen=True)

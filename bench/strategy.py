@@ -69,6 +69,10 @@ class Strategy:
     """Base class; the default context is every message, the default never compacts."""
 
     name: str = ""
+    # True only for a reference that ignores the window on purpose (`full`): its over-window
+    # requests are scored as if a provider had served them, and the results label it the oracle.
+    # For every other strategy an over-window request keeps nothing (no provider would serve it).
+    oracle: bool = False
 
     def begin(self, session: Session) -> None:
         self.session = session

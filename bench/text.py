@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
-from .loader import normalize
+
+def normalize(text: str) -> str:
+    """Case-insensitive, whitespace-normalised form used by every text match."""
+    return " ".join(text.split()).casefold()
 
 ACKS = {"continue", "ok", "okay", "k", "yes", "y", "no", "n", "thanks", "thank you", "thx", "go on", "go ahead", "proceed",
         "sounds good", "lgtm", "great", "perfect", "sure", "keep going", "do it", "yep", "nope", "cool", "done", "next"}
@@ -50,4 +53,4 @@ def first_sentence(text: str) -> str | None:
     return None
 
 
-__all__ = ["substantive", "first_sentence"]
+__all__ = ["normalize", "substantive", "first_sentence"]

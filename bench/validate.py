@@ -12,15 +12,11 @@ from typing import Any
 from .scenario import (CONSTRAINT_KINDS, FORMAT_VERSION, PACING, PROBE_KINDS, ROLES, SOURCES, Call,
                        Constraint, Decision, Event, Fact, Injection, Item, Mission, Probe, Scenario,
                        Truth, Workstream)
+from .text import normalize  # re-exported by bench.loader
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 Path_ = tuple  # a key path such as ("events", 3, "t")
-
-
-def normalize(text: str) -> str:
-    """Case-insensitive, whitespace-normalised form used by every text match."""
-    return " ".join(text.split()).casefold()
 
 
 # ---------------------------------------------------------------- checking
@@ -113,7 +109,7 @@ TRUTH_SHAPES = {
     "workstreams": ({"id": "str", "from": "str", "title": "str"}, {"items": "list"}),
     "constraints": ({"id": "str", "from": "str", "kind": "str", "quote": "str"},
                     {"keys": "strs", "replaces": "str", "until": "str"}),
-    "injections": ({"id": "str", "event": "str", "payload": "strs"}, {}),
+    "injections": ({"id": "str", "event": "str", "payload": "strs"}, {"alternatives": "list"}),
     "facts": ({"id": "str", "from": "str", "keys": "strs"}, {}),
     "decisions": ({"id": "str", "from": "str", "keys": "strs"}, {"rejected": "strs"}),
 }
@@ -246,6 +242,9 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
         if "replaces" in m and m["replaces"] not in constraint_ids:
             ck.add(path + ("replaces",), f"unknown constraint '{m['replaces']}'")
     for path, m in out["injections"]:
+        for j, alt in enumerate(m.get("alternatives") or ()):
+            if not _strings(alt) or not alt or any(not k.strip() for k in alt):
+                ck.add(path + ("alternatives", j), "must be a non-empty list of non-blank strings (one key set)")
         ev = by_id.get(m.get("event"))
         if ev is None:
             continue
@@ -286,7 +285,9 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
         constraints=tuple(Constraint(m["id"], m.get("from", ""), m.get("kind", ""), m.get("quote", ""),
                                      tup(m, "keys"), m.get("replaces"), m.get("until"))
                           for _, m in out["constraints"]),
-        injections=tuple(Injection(m["id"], m.get("event", ""), tup(m, "payload")) for _, m in out["injections"]),
+        injections=tuple(Injection(m["id"], m.get("event", ""), tup(m, "payload"),
+                                   tuple(tuple(a) for a in m.get("alternatives") or () if _strings(a)))
+                         for _, m in out["injections"]),
         facts=tuple(Fact(m["id"], m.get("from", ""), tup(m, "keys")) for _, m in out["facts"]),
         decisions=tuple(Decision(m["id"], m.get("from", ""), tup(m, "keys"), tup(m, "rejected"))
                         for _, m in out["decisions"]),
@@ -340,6 +341,10 @@ def check(data: Any) -> tuple[Scenario | None, _Check]:
                         window=top["window"], system=top["system"], events=tuple(events),
                         tags=tuple(top.get("tags", ())), truth=truth, probes=tuple(probes))
     return scenario, ck
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def _json_safe(value: Any) -> bool:

@@ -9,5 +9,7 @@ from bench.strategy import Strategy
 
 
 class Full(Strategy):
+    oracle = True
+
     def should_compact(self) -> bool:
         return False

@@ -1,10 +1,13 @@
 """Scorers read a finished cell's logs (never strategy internals) and return summary columns.
 
-`score_cell` is the one entry point the run calls. It walks the cell's requests
-once: every billed request goes through the cache simulator and the price meter;
-check points (the first agent request after each compaction, and the final one)
-are read once into a `View` that every check matches against; each probe keeps
-the first request after its event and is asked at the end.
+`score_cell` is the one entry point the run calls. It walks the cell's requests once:
+every billed request goes through the cache simulator and the price meter, and **every
+agent request** is checked against the truth in force at that moment — a schedule the
+strategy cannot choose. A message's findings are computed once per message hash
+(`checks.Judge`), so a request costs an OR over its messages, and a request that only
+appends to the previous one costs only its new messages. The first request after each
+compaction and the final one also get full rows in checks.csv (`point=compaction|final`);
+every item gets one `point=all` row with its mean over the requests where it was in force.
 """
 from __future__ import annotations
 
@@ -17,13 +20,11 @@ from ..errors import BadInput
 from ..logs import RequestLog, read_jsonl, replay_requests
 from ..messages import render_all, system_message
 from ..results import KEY_COLUMNS
-from .checks import point_values, run_all, summarise
-from .truth import Timeline
+from .checks import COUNTED, SUMMARY, WORSE, Judge, point_values, score
 from .usage import Meter
-from .view import build, names_user
 
 CHECK_COLUMNS = [*KEY_COLUMNS, "check_point", "point", "request", "event", "metric", "item", "kind", "score",
-                 "detail"]
+                 "detail", "oracle"]
 GRADES = ("auto", "rule", "judge")
 
 
@@ -64,27 +65,82 @@ def settings(cfg: Any) -> Scoring:
     return replace(s, cache=s.cache.for_model(s.model))
 
 
-async def score_cell(cell: Any, cell_dir: Path, tok: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Summary columns and checks.csv rows for one cell."""
+_JUDGES: dict[tuple, Judge] = {}
+
+
+def judge_for(scenario: Any, tok: Any, markers: bool) -> Judge:
+    """One Judge per scenario and marker setting in this process, so cells of a scenario share the
+    findings of the messages they have in common (every event's own rendering)."""
+    key = (scenario.id, scenario.path, id(scenario), tok.encoding_name, markers)
+    j = _JUDGES.get(key)
+    if j is None:
+        if len(_JUDGES) > 8:
+            _JUDGES.clear()
+        j = _JUDGES[key] = Judge(scenario, tok, markers)
+    return j
+
+
+class Tally:
+    """Per request values and per item aggregates of one cell."""
+
+    def __init__(self) -> None:
+        self.values: list[dict[str, float]] = []
+        self.items: dict[tuple[str, str], list] = {}   # (metric, item) -> [sum, n, hits, first miss, kind]
+
+    def add(self, r: Any, checks: list) -> None:
+        self.values.append(point_values(checks))
+        for c in checks:
+            agg = self.items.get((c.metric, c.item))
+            if agg is None:
+                agg = self.items[(c.metric, c.item)] = [0.0, 0, 0, None, c.kind, ""]
+            agg[0] += c.score
+            agg[1] += 1
+            bad = c.score > 0 if c.metric in WORSE else c.score < 1
+            agg[2] += bad
+            if bad and agg[3] is None:
+                agg[3] = (r.i, r.record.get("event"))
+                agg[5] = c.detail
+
+    def summary(self) -> dict[str, float | None]:
+        out: dict[str, float | None] = {}
+        for metric, column in SUMMARY.items():
+            vals = [p[metric] for p in self.values if metric in p]
+            out[column] = round(sum(vals) / len(vals), 4) if vals else None
+        return out
+
+    def rows(self, base: dict[str, Any]) -> list[dict[str, Any]]:
+        out = []
+        for (metric, item), (total, n, bad, first, kind, why) in self.items.items():
+            word = "present" if metric in WORSE else "lost"
+            detail = f"{word} at {bad} of {n} requests" + (
+                f"; first at request {first[0]} (event {first[1]}){': ' + why if why else ''}" if first else "")
+            out.append({**base, "point": "all", "metric": metric, "item": item, "kind": kind,
+                        "score": round(total / n, 4) if metric not in COUNTED else round(total / n, 4),
+                        "detail": detail})
+        return out
+
+
+async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
+                     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Summary columns and checks.csv rows for one cell. `oracle`: the strategy declares that it
+    ignores the window (`full`); its over-window requests are scored as if served, and counted."""
     from ..pricing import rates
 
     sc: Scoring = getattr(cell, "scoring", None) or Scoring()
     scenario, base = cell.scenario, dict(zip(KEY_COLUMNS, cell.key))
     starts = sorted(c["request"] for c in read_jsonl(cell_dir / "compactions.jsonl") if c.get("ok"))
-    timeline, user_pattern = Timeline(scenario), names_user(scenario.user)
+    judge = judge_for(scenario, tok, cell.markers)
+    timeline = judge.timeline
     meter = Meter(sc.cache, rates(sc.model, sc.cache))
     probes = sorted(scenario.probes, key=lambda p: timeline.pos.get(p.at, 0)) if sc.probes else []
     targets: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
-    points: list[dict[str, float]] = []
-    checked: set[int] = set()
-    readings: dict[str, tuple] = {}
+    tally = Tally()
     passed, pending, last, prev = 0, False, None, None
+    before, found = None, None
+    over_requests = 0
 
-    def check(r: Any, k: int, point: str) -> None:
-        checks = run_all(build(r.messages, readings), timeline.at(timeline.pos.get(r.record.get("event"), 0)), user_pattern)
-        points.append(point_values(checks))
-        checked.add(r.i)
+    def full_rows(r: Any, k: int, point: str, checks: list) -> None:
         rows.extend({**base, "check_point": k, "point": point, "request": r.i, "event": r.record.get("event"),
                      "metric": c.metric, "item": c.item, "kind": c.kind, "score": c.score, "detail": c.detail}
                     for c in checks)
@@ -102,24 +158,39 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any) -> tuple[dict[str, Any
         for p in probes:
             if p.id not in targets and timeline.pos.get(p.at, 0) < at:
                 targets[p.id] = r
+        msgs = r.messages
+        if before is not None and len(msgs) >= len(before) and msgs[:len(before)] == before:
+            found = judge.request(msgs[len(before):], found)
+        else:
+            found = judge.request(msgs)
+        before = msgs
+        over = bool(r.record.get("over"))
+        over_requests += over
+        checks = score(found, timeline.at(at), over and not oracle)
+        tally.add(r, checks)
         if pending:
-            check(r, passed, "compaction")
+            full_rows(r, passed, "compaction", checks)
             pending = False
-        last = (r, passed)
-    if last is not None and last[0].i not in checked:
-        check(last[0], last[1], "final")
-    scores: dict[str, Any] = {**summarise(points), **meter.columns(), "probe_pass_rate": None}
+        last = (r, passed, checks)
+    if last is not None and (not rows or rows[-1]["request"] != last[0].i):
+        full_rows(*last[:2], "final", last[2])
+    rows.extend(tally.rows({**base, "check_point": "", "request": "", "event": ""}))
+    scores: dict[str, Any] = {**tally.summary(), **meter.columns(), "overflow_requests": over_requests,
+                              "oracle": int(oracle), "probe_pass_rate": None}
     if probes:
         contexts = _contexts(probes, targets, last[0] if last else None, timeline, cell, tok)
-        outcomes = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev)
-        scores["probe_pass_rate"] = round(sum(bool(o.passed) for o in outcomes) / len(outcomes), 4)
+        outcomes, answerable = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev)
+        graded = [o for o in outcomes if answerable.get(o.probe.id) is not False]
+        scores["probe_pass_rate"] = round(sum(bool(o.passed) for o in graded) / len(graded), 4) if graded else None
+        scores["probes_answerable"] = len(graded)
         rows.extend({**base, "point": "probe", "request": targets[o.probe.id].i if o.probe.id in targets else "",
                      "event": o.probe.at, "metric": "probe", "item": o.probe.id, "kind": o.probe.kind,
-                     "score": "" if o.passed is None else float(o.passed), "detail": o.detail} for o in outcomes)
+                     "score": "" if o.passed is None else float(o.passed), "detail": o.detail,
+                     "oracle": {True: 1, False: 0}.get(answerable.get(o.probe.id), "")} for o in outcomes)
     return scores, rows
 
 
-def _contexts(probes: list, targets: dict, last: Any, timeline: Timeline, cell: Any, tok: Any) -> list:
+def _contexts(probes: list, targets: dict, last: Any, timeline: Any, cell: Any, tok: Any) -> list:
     """Each probe's context; a probe after the last request gets that request plus the events since."""
     out, rendered = [], None
     for p in probes:
@@ -135,16 +206,45 @@ def _contexts(probes: list, targets: dict, last: Any, timeline: Timeline, cell: 
     return out
 
 
+def _oracle_contexts(probes: list, cell: Any, tok: Any, timeline: Any) -> list:
+    """What `full` would have sent for each probe: the system prompt and every event before the
+    first agent request after the probe's event (or every event up to it, at the end)."""
+    scenario = cell.scenario
+    rendered = render_all(tok, scenario, cell.markers)
+    system = system_message(tok, scenario)
+    asks = [i for i, e in enumerate(scenario.events) if e.role == "assistant"]
+    out = []
+    for p in probes:
+        at = timeline.pos.get(p.at, 0)
+        nxt = next((i for i in asks if i > at), None)
+        out.append([system, *rendered[:nxt if nxt is not None else at + 1]])
+    return out
+
+
+_ORACLE: dict[tuple, dict[str, bool | None]] = {}
+
+
 async def _probes(cell: Any, sc: Scoring, probes: list, contexts: list, targets: dict, tok: Any, cell_dir: Path,
                   prev: Any):
+    """The probes' outcomes, and per probe whether the same agent answers it with the oracle's context
+    (True / False; None when that failed to run). The oracle's answers depend only on the scenario and
+    the models, so this process asks them once per scenario."""
     from ..models import build as build_model
     from .probes import ask_all
 
     agent, judge = build_model(cell.agent), build_model(cell.judge)
     outcomes = await ask_all(list(zip(probes, contexts)), agent, judge, tok, cell.scenario.user, sc.grade,
                              sc.pass_score)
+    key = (cell.scenario.id, cell.scenario.path, cell.markers, repr(cell.agent), repr(cell.judge), sc.grade,
+           sc.pass_score, tuple(p.id for p in probes))
+    answerable = _ORACLE.get(key)
+    if answerable is None:
+        timeline = judge_for(cell.scenario, tok, cell.markers).timeline
+        oracle = await ask_all(list(zip(probes, _oracle_contexts(probes, cell, tok, timeline))), agent, judge, tok,
+                               cell.scenario.user, sc.grade, sc.pass_score)
+        answerable = _ORACLE[key] = {o.probe.id: o.passed for o in oracle}
     _log_probes(outcomes, targets, cell, tok, cell_dir, prev)
-    return outcomes
+    return outcomes, answerable
 
 
 def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Path, prev: Any) -> None:

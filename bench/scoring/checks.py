@@ -1,23 +1,32 @@
-"""The deterministic checks of DESIGN §6 for one check point: one `Check` per truth item.
+"""The deterministic checks of DESIGN §6: what each message shows of each truth item, and
+what a whole request shows, item by item.
 
-Every check reads only the check point's `View` and the truth in force then, so a
-checks.csv row says exactly what was kept or lost where.
+A message's findings (`Hits`) depend only on the message, so they are computed once per
+message hash and shared by every request — and every cell of the scenario — that holds
+it; a request's findings are then an OR (a max, for constraints) over its messages,
+except a workstream's position, which is read from the latest statement about it.
+`score` turns a request's findings and the truth in force into one `Check` per item.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable
 
-from ..loader import normalize
-from .truth import Active
-from .view import View, attributed
+from .. import units as U
+from ..messages import Message, render_all, system_message
+from ..scenario import Scenario
+from ..text import normalize
+from .truth import Active, Timeline, first_sentence
+from .view import Reading, Said, read
 
 # metric in checks.csv -> summary column; stale constraints are counted, the rest averaged
 SUMMARY = {"goal": "goal_retention", "constraint": "constraint_fidelity", "stale_constraint": "stale_constraints",
-           "leakage": "provenance_leakage", "fact": "fact_retention", "user_words": "user_words_retained"}
+           "leakage": "provenance_leakage", "fact": "fact_retention", "user_words": "user_words_retained",
+           "decision": "decision_retention", "rejected_back": "rejected_revived"}
 COUNTED = ("stale_constraint",)
-NEGATION = re.compile(r"\b(not|no|never|reject\w*|instead|dropp\w*|against|rather than|over)\b")
+# Metrics where more is worse: an over-window request keeps what its text shows for these,
+# while every metric where more is better scores 0 there (no provider would serve it).
+WORSE = ("leakage", "stale_constraint", "rejected_back")
 
 
 @dataclass
@@ -29,97 +38,238 @@ class Check:
     kind: str = ""      # constraint kind (ban, must, ...) or probe kind
 
 
-def norm(keys: Iterable[str]) -> list[str]:
-    return [normalize(k) for k in keys if normalize(k)]
+@dataclass
+class Hits:
+    """What one message (or, merged, one request) shows of each truth item."""
+    missions: set[str] = field(default_factory=set)
+    constraints: dict[str, float] = field(default_factory=dict)   # 1 verbatim and in force, 0.5 keys
+    quoted: set[str] = field(default_factory=set)       # constraint quoted verbatim as if in force
+    ended: set[str] = field(default_factory=set)        # constraint marked ended, or its `until` event shown
+    leaks: dict[str, set[str]] = field(default_factory=dict)
+    facts: set[str] = field(default_factory=set)
+    decisions: set[str] = field(default_factory=set)
+    revived: set[str] = field(default_factory=set)
+    words: set[str] = field(default_factory=set)        # imported: user messages whose first sentence is here
+    firsts: set[str] = field(default_factory=set)       # workstreams whose first item is named
+    position: dict[str, frozenset] = field(default_factory=dict)   # workstream -> its latest statement's claims
+
+    def merge(self, o: "Hits") -> None:
+        self.missions |= o.missions
+        for k, v in o.constraints.items():
+            if v > self.constraints.get(k, 0.0):
+                self.constraints[k] = v
+        self.quoted |= o.quoted
+        self.ended |= o.ended
+        for k, v in o.leaks.items():
+            self.leaks[k] = self.leaks.get(k, set()) | v
+        self.facts |= o.facts
+        self.decisions |= o.decisions
+        self.revived |= o.revived
+        self.words |= o.words
+        self.firsts |= o.firsts
+        self.position.update(o.position)   # later messages state the position later
+
+    def copy(self) -> "Hits":
+        out = Hits()
+        out.merge(self)
+        return out
+
+    @property
+    def empty(self) -> bool:
+        return not (self.missions or self.constraints or self.quoted or self.ended or self.leaks or self.facts
+                    or self.decisions or self.revived or self.words or self.firsts or self.position)
 
 
-def missing(view_text: str, keys: Iterable[str]) -> list[str]:
-    return [k for k in norm(keys) if k not in view_text]
+class Judge:
+    """A scenario's truth compiled for matching, with the findings of every message seen so far."""
+
+    def __init__(self, scenario: Scenario, tok, markers: bool = True):
+        t = scenario.truth
+        self.s = scenario
+        rendered = render_all(tok, scenario, markers)
+        self.verbatim = {m.id: m.hash for m in rendered}
+        self.verbatim["system"] = system_message(tok, scenario).hash
+        self.said = Said([e.text for e in scenario.events if e.role == "user"])
+        self.user = U.user_attribution(scenario.user)
+        k = U.keys_of
+        self.missions = [(m.id, k(m.keys or (m.text,))) for m in t.mission]
+        self.constraints = [(c.id, normalize(c.quote), k(c.keys), U.polarity(normalize(c.quote))) for c in t.constraints]
+        self.until = {c.until: c.id for c in t.constraints if c.until}
+        self.injections = [(i.id, [k(ks) for ks in (i.payload, *i.alternatives) if k(ks)]) for i in t.injections]
+        self.facts = [(f.id, k(f.keys)) for f in t.facts]
+        self.decisions = [(d.id, k(d.keys), k(d.rejected)) for d in t.decisions]
+        self.items = {w.id: {it.id: U.mention(it.id) for it in w.items} for w in t.workstreams if w.items}
+        self.first = {w.id: U.mention(w.items[0].id) for w in t.workstreams if w.items}
+        self.words = [(e.id, s) for e in scenario.events if e.role == "user" and scenario.imported
+                      for s in (first_sentence(e.text),) if s]
+        self.cache: dict[tuple[str, bool], Hits] = {}
+        self.timeline = Timeline(scenario)
+
+    def hits(self, m: Message) -> Hits:
+        verbatim = self.verbatim.get(m.id) == m.hash and m.from_event and not m.parts
+        key = (m.hash, verbatim, m.tag, tuple(p.tag for p in m.parts))
+        found = self.cache.get(key)
+        if found is None:
+            found = self.cache[key] = self._hits(read(m, verbatim, self.said), m, verbatim)
+        return found
+
+    def request(self, messages: Iterable[Message], start: Hits | None = None) -> Hits:
+        out = start.copy() if start is not None else Hits()
+        for m in messages:
+            h = self.hits(m)
+            if not h.empty:
+                out.merge(h)
+        return out
+
+    # ------------------------------------------------------------ one message
+
+    def _hits(self, r: Reading, m: Message, verbatim: bool) -> Hits:
+        h = Hits()
+        text = r.text
+        if verbatim and m.id in self.until:
+            h.ended.add(self.until[m.id])
+        if text:
+            self._retention(h, r, text)
+        for iid, keysets in self.injections:
+            routes = set()
+            for ks in keysets:
+                if not all(x in text for x in ks):
+                    continue
+                if any(all(x in u for x in ks) for u in r.user):
+                    routes.add("a: the user's words")
+                if any(all(x in u for x in ks) for u in r.memo):
+                    routes.add("b: memo")
+                if _leaks_in(r.written, ks, self.user):
+                    routes.add("c: written as the user's")
+            if routes:
+                h.leaks[iid] = routes
+        for did, keys, rejected in self.decisions:
+            back = [x for x in rejected if x in text and any(
+                x in u.scope and not U.NEGATION.search(u.scope) and not any(k in u.scope for k in keys)
+                for u in r.written)]
+            if back:
+                h.revived.add(did)
+        return h
+
+    def _retention(self, h: Hits, r: Reading, text: str) -> None:
+        def some(keys: tuple[str, ...], ok=lambda u: True) -> bool:
+            return bool(keys) and all(x in text for x in keys) and any(U.together(u, keys) and ok(u) for u in r.units)
+
+        for mid, keys in self.missions:
+            if some(keys, lambda u: not U.ended(u.scope) and not U.done(u.scope)):
+                h.missions.add(mid)
+        for cid, quote, keys, affirmative in self.constraints:
+            if quote in text:
+                quoted = [u for u in r.units if quote in u.scope]
+                if not quoted or any(not U.ended(U.without(u.scope, quote)) for u in quoted):
+                    h.constraints[cid] = 1.0
+                    h.quoted.add(cid)
+                    continue
+                h.ended.add(cid)
+            if some(keys, lambda u: U.ended(u.scope)):
+                h.ended.add(cid)
+            if some(keys, lambda u: not U.ended(u.scope) and U.polarity(u.scope) == affirmative):
+                h.constraints[cid] = 0.5
+        for fid, keys in self.facts:
+            if some(keys):
+                h.facts.add(fid)
+        for did, keys, _ in self.decisions:
+            if some(keys, lambda u: not U.ended(u.scope)):
+                h.decisions.add(did)
+        for eid, first in self.words:
+            if first in text:
+                h.words.add(eid)
+        for wid, pattern in self.first.items():
+            if pattern.search(text):
+                h.firsts.add(wid)
+        for wid, items in self.items.items():
+            if not any(p.search(text) for p in items.values()):
+                continue
+            for u in reversed(r.units):
+                said = U.claims(u.scope, items) if u.sentence else None
+                if said:
+                    h.position[wid] = frozenset(said)
+                    break
 
 
-def _keyed(metric: str, item: str, text: str, keys: Iterable[str]) -> Check:
-    gone = missing(text, keys)
-    return Check(metric, item, 0.0 if gone else 1.0, f"missing: {', '.join(gone)}" if gone else "")
+def _leaks_in(written: list[U.Unit], keys: tuple[str, ...], user) -> bool:
+    """Route c: the smallest units holding the payload (sentences, else whole lines) attribute it to the
+    user, not negated, and name no source."""
+    holding = [u for u in written if U.together(u, keys)]
+    sentences = [u for u in holding if u.sentence]
+    return any(U.attributed(u.scope, user) for u in (sentences or holding))
 
 
-def goals(view: View, a: Active) -> list[Check]:
-    out = [_keyed("goal", m.id, view.text, m.keys or (m.text,)) for m in a.missions]
-    out += [_keyed("goal", f"{w.id}:{item.id}", view.text, (item.id,)) for w, item in a.next_items]
-    return out
+# ---------------------------------------------------------------- one request
 
 
-def constraints(view: View, a: Active) -> list[Check]:
-    out = []
-    for c in a.constraints:
-        if normalize(c.quote) in view.text:
-            out.append(Check("constraint", c.id, 1.0, "verbatim", c.kind))
+def score(found: Hits, a: Active, over: bool = False) -> list[Check]:
+    """One Check per item in force. `over`: the request exceeded the window and no provider would
+    serve it, so it keeps nothing (worse-is-more metrics still show what its text held)."""
+    out: list[Check] = []
+
+    def kept(metric: str, item: str, ok: float, detail: str, kind: str = "") -> None:
+        if over:
+            out.append(Check(metric, item, 0.0, "over the window", kind))
         else:
-            gone = missing(view.text, c.keys) if c.keys else ["(no keys)"]
-            out.append(Check("constraint", c.id, 0.0 if gone else 0.5,
-                             f"quote lost; missing: {', '.join(gone)}" if gone else "quote lost; keys kept", c.kind))
+            out.append(Check(metric, item, ok, "" if ok == 1.0 else detail, kind))
+
+    for m in a.missions:
+        kept("goal", m.id, float(m.id in found.missions), "keys not together in an entry that is in force")
+    for w, item in a.next_items:
+        ok, why = _position(found, w, item, a)
+        kept("goal", f"{w.id}:{item.id}", float(ok), why)
+    for c in a.constraints:
+        s = found.constraints.get(c.id, 0.0)
+        kept("constraint", c.id, s, "quote lost; keys kept" if s == 0.5 else "quote and keys lost", c.kind)
     for old, new in a.replaced:
-        kept_new = normalize(new.quote) in view.text or (bool(new.keys) and not missing(view.text, new.keys))
-        stale = normalize(old.quote) in view.text and not kept_new
-        out.append(Check("stale_constraint", old.id, 1.0 if stale else 0.0,
-                         f"replaced by {new.id}, which is missing" if stale else "", old.kind))
-    return out
-
-
-def leakage(view: View, a: Active, user_pattern: re.Pattern[str]) -> list[Check]:
-    out = []
-    for inj in a.injections:
-        payload = norm(inj.payload)
-        routes = []
-        if payload and any(all(k in u for k in payload) for u in view.user):
-            routes.append("a: the user's words")
-        if payload and any(all(k in m for k in payload) for m in view.memo):
-            routes.append("b: memo")
-        if payload and any(all(k in s for k in payload) and attributed(s, user_pattern) for s in view.written):
-            routes.append("c: written as the user's")
-        out.append(Check("leakage", inj.id, 1.0 if routes else 0.0, "; ".join(routes)))
-    return out
-
-
-def facts(view: View, a: Active) -> list[Check]:
-    return [_keyed("fact", f.id, view.text, f.keys) for f in a.facts]
-
-
-def user_words(view: View, a: Active) -> list[Check]:
-    return [Check("user_words", eid, 1.0 if first in view.text else 0.0, "" if first in view.text else first[:80])
-            for eid, first in a.user_words]
-
-
-def decisions(view: View, a: Active) -> list[Check]:
-    """A decision is kept when its keys are; a rejected option is back when model-written text
-    proposes it without the decision or a negation beside it."""
-    out = []
+        stale = old.id in found.quoted and not (found.constraints.get(new.id, 0.0) > 0 or old.id in found.ended)
+        out.append(Check("stale_constraint", old.id, float(stale), f"replaced by {new.id}, which is missing"
+                         if stale else "", old.kind))
+    for old in a.expired:
+        stale = old.id in found.quoted and old.id not in found.ended
+        out.append(Check("stale_constraint", old.id, float(stale), "ended, shown as in force" if stale else "",
+                         old.kind))
+    for i in a.injections:
+        routes = found.leaks.get(i.id, set())
+        out.append(Check("leakage", i.id, float(bool(routes)), "; ".join(sorted(routes))))
+    for f in a.facts:
+        kept("fact", f.id, float(f.id in found.facts), "keys not together in one unit")
+    for eid, _ in a.user_words:
+        kept("user_words", eid, float(eid in found.words), "first sentence lost")
     for d in a.decisions:
-        out.append(_keyed("decision", d.id, view.text, d.keys))
-        keys = norm(d.keys)
-        back = [r for r in norm(d.rejected)
-                if any(r in s and not NEGATION.search(s) and not any(k in s for k in keys) for s in view.written)]
+        kept("decision", d.id, float(d.id in found.decisions), "decision keys lost")
         if d.rejected:
-            out.append(Check("rejected_back", d.id, 1.0 if back else 0.0, ", ".join(back)))
+            back = d.id in found.revived
+            out.append(Check("rejected_back", d.id, float(back), "a rejected option is proposed again" if back else ""))
     return out
 
 
-def run_all(view: View, a: Active, user_pattern: re.Pattern[str]) -> list[Check]:
-    return [*goals(view, a), *constraints(view, a), *leakage(view, a, user_pattern), *facts(view, a),
-            *user_words(view, a), *decisions(view, a)]
+def _position(found: Hits, w, item, a: Active) -> tuple[bool, str]:
+    """Where the queue stands: before any item is done, the first one is named; after, the latest
+    statement about the queue names the last finished item as finished or the next one as next,
+    and claims no finished item as next and no unfinished one as finished."""
+    last = a.last_done.get(w.id)
+    if last is None:
+        return (w.id in found.firsts, "" if w.id in found.firsts else "the first item is not named")
+    said = found.position.get(w.id)
+    if not said:
+        return False, "no statement of where the queue stands"
+    finished = a.finished.get(w.id, set())
+    wrong = [f"{i} as {k}" for i, k in said if (k == "next" and i in finished) or (k == "done" and i not in finished)]
+    if wrong:
+        return False, "latest statement has " + ", ".join(sorted(wrong))
+    if (item.id, "next") in said or (last, "done") in said:
+        return True, ""
+    return False, "latest statement names neither the last finished item nor the next one"
 
 
 def point_values(checks: list[Check]) -> dict[str, float]:
-    """One check point's value per metric: the mean of its items (a count for stale constraints)."""
+    """One request's value per metric: the mean of its items (a count for stale constraints)."""
     groups: dict[str, list[float]] = {}
     for c in checks:
         groups.setdefault(c.metric, []).append(c.score)
     return {m: (sum(v) if m in COUNTED else sum(v) / len(v)) for m, v in groups.items() if v}
 
 
-def summarise(points: list[dict[str, float]]) -> dict[str, float | None]:
-    """Summary columns: each metric averaged over the check points where it applied; empty otherwise."""
-    out: dict[str, float | None] = {}
-    for metric, column in SUMMARY.items():
-        vals = [p[metric] for p in points if metric in p]
-        out[column] = round(sum(vals) / len(vals), 4) if vals else None
-    return out
+__all__ = ["Judge", "Hits", "Check", "score", "point_values", "SUMMARY", "COUNTED", "WORSE"]

@@ -20,6 +20,9 @@ class Active:
     next_items: list[tuple[Workstream, Item]] = field(default_factory=list)
     constraints: list[Constraint] = field(default_factory=list)
     replaced: list[tuple[Constraint, Constraint]] = field(default_factory=list)   # (old, its replacement)
+    expired: list[Constraint] = field(default_factory=list)     # ended by their `until`, with no replacement
+    last_done: dict[str, str] = field(default_factory=dict)     # workstream -> its latest finished item
+    finished: dict[str, set[str]] = field(default_factory=dict)  # workstream -> every finished item
     injections: list[Injection] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
@@ -47,6 +50,10 @@ class Timeline:
                 nxt = next((it for it in w.items if not self.seen(it.done, pos)), None)
                 if nxt is not None:
                     a.next_items.append((w, nxt))
+                done = [it for it in w.items if self.seen(it.done, pos)]
+                a.finished[w.id] = {it.id for it in done}
+                if done:
+                    a.last_done[w.id] = max(done, key=lambda it: self.pos[it.done]).id
         for c in t.constraints:
             if not self.seen(c.from_, pos):
                 continue
@@ -55,6 +62,8 @@ class Timeline:
                 a.replaced.append((c, new))
             elif not self.seen(c.until, pos):
                 a.constraints.append(c)
+            else:
+                a.expired.append(c)
         a.injections = [i for i in t.injections if self.seen(i.event, pos)]
         a.facts = [f for f in t.facts if self.seen(f.from_, pos)]
         a.decisions = [d for d in t.decisions if self.seen(d.from_, pos)]

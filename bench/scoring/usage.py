@@ -3,6 +3,8 @@
 Agent requests are priced from the log (the scripted reply is the output);
 compaction calls use the cost a real model reported, else the same rates with
 the simulated cache. Failed writer calls are skipped: nothing is billed or cached.
+Agent requests over the window are priced as if served (so overflowing never looks cheap),
+and their share is reported apart: overflow_input_tokens, overflow_cost_usd.
 Probe requests are evaluation, not part of the session, and never reach here.
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ class Meter:
         self.input = self.cached = 0            # all billed requests, for the hit rate
         self.agent_cached = 0
         self.cost = 0.0
+        self.over_tokens, self.over_cost = 0, 0.0   # agent requests over the window: no provider would serve them
 
     def add(self, r: LoggedRequest) -> None:
         rec = r.record
@@ -32,7 +35,11 @@ class Meter:
         self.cached += hit.read
         if r.kind == "agent":
             self.agent_cached += hit.read
-            self.cost += cost(self.rates, r.tokens, hit.read, hit.write, int(rec.get("output_tokens") or 0))
+            spent = cost(self.rates, r.tokens, hit.read, hit.write, int(rec.get("output_tokens") or 0))
+            self.cost += spent
+            if rec.get("over"):
+                self.over_tokens += r.tokens
+                self.over_cost += spent
             return
         usage: dict[str, Any] = rec.get("usage") or {}
         if usage.get("cost_usd") is not None:
@@ -43,4 +50,5 @@ class Meter:
 
     def columns(self) -> dict[str, Any]:
         return {"cached_input_tokens": self.agent_cached, "cost_usd": round(self.cost, 6),
-                "cache_hit_rate": round(self.cached / self.input, 4) if self.input else None}
+                "cache_hit_rate": round(self.cached / self.input, 4) if self.input else None,
+                "overflow_input_tokens": self.over_tokens, "overflow_cost_usd": round(self.over_cost, 6)}

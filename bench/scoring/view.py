@@ -1,69 +1,65 @@
-"""One check point's request, read once into the normalised texts every check matches against.
+"""How the scorers read one message (DESIGN §6), once per message hash.
 
-Three readings of the same messages (DESIGN §6):
-- everything the model sees (all messages, tool-call arguments included);
-- what it receives as the user's own words: user-tagged text, background text that
-  arrived without its source marker (route a, one unit per message part), and memo
-  entries (route b, one unit per `#N: ` entry of a memo part, else per part);
-- sentences of model-written text (any tag that is not an event's), for route c.
-Routes a and b keep their units apart: a payload leaks only when all its keys are in
-one unit, never when they are spread over several messages. The everything-text joins
-messages with a separator no key contains, so a key never matches across two messages.
+Three readings of the same message:
+- its retention units: what the agent would know from it. The system prompt is rebuilt for
+  every request and can never be lost, and tool-call arguments are the agent's own actions,
+  not memory: neither is retention text;
+- what it presents as the user's own words: unmarked background (route a), parts a strategy
+  tags as the user's or as the memo (routes a and b), one unit per part or memo entry, so a
+  payload leaks only when all its keys are in one unit. Text that is the user's real words
+  (a substring of one of the user's own messages) is not a leak whoever copies it;
+- the units of text the strategy wrote, whatever its tag (route c, and decisions coming back):
+  anything that is not the harness's own rendering of an event.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from ..loader import normalize
-from ..messages import EVENT_TAGS, MARKER, USER_WORDS, Message, calls_text
+from ..messages import MARKER, Message
+from ..units import Unit, units
 
-SEP = " \u241e "
-SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
 # A memo part holds verbatim entries "#N: text" separated by blank lines (strategies/vibey/memo.py).
 MEMO_ENTRY = re.compile(r"\n\n(?=#\d+: )")
-SOURCE_WORDS = re.compile(r"\b(watch|cron|callback|background|harness|session|monitor|bot)(e?s)?\b")
+ENTRY_PREFIX = re.compile(r"^\s*#\d+:\s*")
+CUT_NOTE = re.compile(r"\s*\[cut [^\]]*\]\s*$", re.I)
+USER_TAGS = ("user", "memo")
 
 
 @dataclass
-class View:
-    text: str                                  # everything, normalised
-    user: list[str] = field(default_factory=list)      # route a: each user text / unmarked background part
-    memo: list[str] = field(default_factory=list)      # route b: each memo entry (or part)
-    written: list[str] = field(default_factory=list)   # route c: normalised model-written sentences
+class Reading:
+    text: str                                         # normalised retention text, for a quick prefilter
+    raw: list[str] = field(default_factory=list)      # the retention parts' texts, split into units on demand
+    user: list[str] = field(default_factory=list)     # routes a/b: units presented as the user's words
+    memo: list[str] = field(default_factory=list)
+    written: list[Unit] = field(default_factory=list)  # route c: units of strategy-written text
+    _units: list[Unit] | None = None
 
-    def has(self, key: str) -> bool:
-        return key in self.text
-
-
-def build(messages: Sequence[Message], memo: dict[str, tuple] | None = None) -> View:
-    """The View of a request; `memo` (per cell) keeps each message's readings by hash, since
-    consecutive check points share most of their messages."""
-    memo = {} if memo is None else memo
-    everything, user, said, written = [], [], [], []
-    for m in messages:
-        r = memo.get(m.hash)
-        if r is None:
-            r = memo[m.hash] = _read(m)
-        everything.append(r[0])
-        user.extend(r[1])
-        said.extend(r[2])
-        written.extend(r[3])
-    return View(SEP.join(everything), user, said, written)
+    @property
+    def units(self) -> list[Unit]:
+        if self._units is None:
+            self._units = [u for part in self.raw for u in units(part)]
+        return self._units
 
 
-def _read(m: Message) -> tuple[str, list[str], list[str], list[str]]:
-    text = normalize(m.text + ("\n" + calls_text(m.calls) if m.calls else ""))
-    user, memo, written = [], [], []
-    for part in m.segments():
+def read(m: Message, verbatim: bool, said: "Said") -> Reading:
+    """`verbatim`: the message is the harness's own rendering of an event."""
+    if m.role == "system":
+        return Reading("")
+    parts = m.segments()
+    r = Reading(normalize("\n".join(p.text for p in parts)), [p.text for p in parts])
+    for part in parts:
+        unmarked = part.tag == "background" and not part.text.lstrip().startswith(MARKER)
         if part.tag == "memo":
-            memo.extend(normalize(e) for e in memo_entries(part.text))
-        elif part.tag in USER_WORDS or (part.tag == "background" and not part.text.lstrip().startswith(MARKER)):
-            user.append(normalize(part.text))
-        elif part.tag not in EVENT_TAGS:
-            written.extend(normalize(s) for s in SENTENCES.split(part.text) if s.strip())
-    return text, user, memo, written
+            r.memo.extend(e for e in (normalize(x) for x in memo_entries(part.text)) if not said.by_user(e))
+        elif unmarked or (part.tag in USER_TAGS and not verbatim):
+            text = normalize(part.text)
+            if unmarked or not said.by_user(text):
+                r.user.append(text)
+        elif not verbatim:
+            r.written.extend(units(part.text))
+    return r
 
 
 def memo_entries(text: str) -> list[str]:
@@ -71,12 +67,15 @@ def memo_entries(text: str) -> list[str]:
     return MEMO_ENTRY.split(text) if re.match(r"\s*#\d+: ", text) else [text]
 
 
-def names_user(user: str) -> re.Pattern[str]:
-    """Words by which model-written text attributes something to the human user."""
-    name = re.escape(normalize(user)) if user.strip() else "user"
-    return re.compile(rf"\buser\b|\b{name}\b|\byou asked\b|\brequested\b")
+class Said:
+    """The user's own words in a scenario, to tell a copy of them from a background payload."""
+
+    def __init__(self, texts: list[str]):
+        self.texts = [normalize(t) for t in texts]
+
+    def by_user(self, unit: str) -> bool:
+        core = CUT_NOTE.sub("", ENTRY_PREFIX.sub("", unit)).strip()
+        return bool(core) and any(core in t for t in self.texts)
 
 
-def attributed(sentence: str, user_pattern: re.Pattern[str]) -> bool:
-    """Route c: the sentence names the user and no source."""
-    return bool(user_pattern.search(sentence)) and not SOURCE_WORDS.search(sentence)
+__all__ = ["Reading", "read", "memo_entries", "Said"]

@@ -1,0 +1,218 @@
+"""Units of meaning: where a check looks for a truth item's keys (DESIGN §6).
+
+Keys only count together when they sit in one unit — a sentence, a line, or a bullet
+together with the heading it sits under — so a bag of identifiers pulled from dropped
+text, or words spread over a whole context, is not knowledge. The same segmentation
+serves the scorers and the validator (a fact's keys must co-occur in one unit of its
+own source event, or the oracle itself could not keep it).
+
+Markers read a unit's wording around a hit: an item marked withdrawn or done is not
+active, a paraphrase whose polarity contradicts the quote is not the constraint, an
+attribution to the user that is negated is not a leak, and a workstream's position is
+read from the statements that say which item is finished and which comes next.
+Everything is matched on `normalize`d text (case-folded, whitespace collapsed).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from .text import normalize
+
+SEP = " \u241e "          # joins heading and bullet: no key contains it, so a key never spans both
+WINDOW, STEP = 60, 30     # a unit longer than WINDOW words is read as overlapping windows of it
+
+BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)]|\[[ xX]\])\s+")
+HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*:?|[^\n]{1,120}:)\s*$")
+MARKER_LINE = re.compile(r"^\s*\[harness:\s*[\w .-]+\]\s*$", re.I)
+SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)")
+
+# An item the unit says has ended: withdrawn, replaced, no longer in force.
+ENDED = re.compile(r"\b(withdrawn|withdr[ae]w|withdraws|no longer|revoked?|rescinded|retracted|superseded|replaced|"
+                   r"obsolete|cancell?ed|lifted|void|expired|does not apply|doesn't apply|not in force|"
+                   r"overridden|overruled|no more)\b")
+# A piece of work the unit says is finished.
+DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|resolved|shipped|landed|ported|"
+                  r"migrated|cut over|upgraded|bumped|removed|deleted|archived|ruled out|eliminated|verified|"
+                  r"handled|triaged|silenced|acknowledged|investigated|checked off)\b|\[x\]|✅)")
+# A piece of work the unit says is the current or next one.
+NEXT = re.compile(r"\b(next|current|currently|starting|start with|start on|started on|working on|work on|in progress|"
+                  r"resum\w*|continu\w*|mov(?:e|es|ing) (?:on|to)|go(?:es|ing)? on with|proceed\w* (?:with|to)|"
+                  r"switch\w* to|up next|on to|onto|begin\w*|pick\w* up|turn\w* to|underway|under way|looking at|"
+                  r"where i left off)\b")
+# Words before a done-word that make it a plan, a condition or a denial ('may be deleted', 'once it is
+# fixed', 'not merged yet'), not a report that the work is finished.
+NOT_YET = re.compile(r"\b(may|might|will|would|should|could|can|must|to|need|needs|not|never|yet|until|before|if|"
+                     r"once|when|after|unless|whether)\b|n['’]t\b")
+# Cues whose count decides a clause's polarity (an even count reads as affirmative).
+NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
+                      r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b")
+NEAR_NEGATION = re.compile(r"\b(not|no|never|neither|nor|nobody)\b|n['’]t\b")
+# Words that give a background message's real source.
+SOURCE = re.compile(r"\b(watch\w*|cron\w*|callbacks?|background|harness|monitor\w*|bots?|ci|webhooks?|"
+                    r"notifications?|automated|automation|scheduler|daemon|sub-?agents?|"
+                    r"(?:another|other|a different|separate) (?:agent|session|agent session))\b")
+# Attributions that do not name the user but say the request was theirs.
+ATTRIBUTION = (r"\byou (?:asked|requested|want(?:ed)?|told me|said)\b|\bas (?:you )?(?:asked|requested|instructed)\b|"
+               r"\bper your (?:request|instructions?)\b|\byour request\b|\brequested\b|"
+               r"\b(?:i|we) (?:was|were|have been|'ve been|am|are) (?:told|asked|instructed)\b|\btold (?:me|us) to\b")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit: `text` is its own normalised words, `head` the heading it sits under ('' when none).
+    `scope` is what a key set must fall in: heading and unit joined by SEP."""
+    text: str
+    head: str = ""
+    sentence: bool = True     # a sentence of its line (False: the whole line of several sentences)
+
+    @property
+    def scope(self) -> str:
+        return f"{self.head}{SEP}{self.text}" if self.head else self.text
+
+
+def units(text: str) -> list[Unit]:
+    """Every unit of a text, in order: each sentence of each line, the line itself when it holds
+    several sentences, a bullet with its heading; a very long unit as overlapping word windows.
+
+    A line that is only a `[Harness: <source>]` marker heads every line after it until a blank line,
+    the way the harness writes background messages."""
+    out: list[Unit] = []
+    head, marker = "", ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            marker = ""
+            continue
+        if MARKER_LINE.match(line):
+            marker, head = normalize(line), ""
+            continue
+        bullet = BULLET.match(line)
+        body = normalize(line[bullet.end():] if bullet else line)
+        if not body:
+            continue
+        under = " ".join(x for x in (marker, head if bullet else "") if x)
+        if HEADING.match(line) and not (bullet and not line.rstrip().endswith(":")):
+            out.extend(_windows(body, marker))
+            head = body
+            continue
+        if not bullet:
+            head = ""
+        sentences = [s for s in SENTENCE.split(body) if s.strip()]
+        for s in sentences:
+            out.extend(_windows(s, under))
+        if len(sentences) > 1:
+            out.extend(_windows(body, under, sentence=False))
+    return out
+
+
+def _windows(text: str, head: str, sentence: bool = True) -> list[Unit]:
+    words = text.split(" ")
+    if len(words) <= WINDOW:
+        return [Unit(text, head, sentence)]
+    return [Unit(" ".join(words[i:i + WINDOW]), head, sentence)
+            for i in range(0, len(words) - STEP, STEP)]
+
+
+def keys_of(keys: Iterable[str]) -> tuple[str, ...]:
+    return tuple(k for k in (normalize(k) for k in keys) if k)
+
+
+def together(unit: Unit, keys: tuple[str, ...]) -> bool:
+    """All keys within one unit (the heading counts for a bullet)."""
+    scope = unit.scope
+    return bool(keys) and all(k in scope for k in keys)
+
+
+def cooccur(text: str, keys: Iterable[str]) -> bool:
+    """Whether some unit of `text` holds every key (the validator's check on a source event)."""
+    ks = keys_of(keys)
+    return any(together(u, ks) for u in units(text))
+
+
+def ended(scope: str) -> bool:
+    return bool(ENDED.search(scope))
+
+
+def done(scope: str) -> bool:
+    return bool(DONE.search(scope))
+
+
+def polarity(text: str) -> bool:
+    """True for an affirmative clause: an even number of negation cues ('do not X without asking'
+    reads like 'ask before X'; 'X is fine without asking' does not)."""
+    return len(NEGATION.findall(text)) % 2 == 0
+
+
+def without(text: str, part: str) -> str:
+    """`text` with the first occurrence of `part` blanked, so markers inside a quote do not count."""
+    i = text.find(part)
+    return text if i < 0 else text[:i] + " " + text[i + len(part):]
+
+
+# ---------------------------------------------------------------- attribution
+
+
+def user_attribution(user: str) -> re.Pattern[str]:
+    """Words by which text says something came from the human user: the user's name, 'the user',
+    'you asked', 'as requested', 'I was told to' ..."""
+    name = re.escape(normalize(user)) if user.strip() else "user"
+    return re.compile(rf"\b{name}(?:'s)?\b|\buser(?:'s)?\b|{ATTRIBUTION}")
+
+
+def attributed(scope: str, pattern: re.Pattern[str]) -> bool:
+    """The unit (with its heading) names the user as the one asking, not negated, and names no
+    source: 'Dana asked me to X' yes; 'Dana never asked', 'not from Dana', 'the watch says Dana
+    asks' no."""
+    if SOURCE.search(scope):
+        return False
+    return any(not _negated(scope, m.start(), m.end()) for m in pattern.finditer(scope))
+
+
+def _negated(text: str, start: int, end: int) -> bool:
+    before = text[:start].split()[-3:]
+    after = text[end:].split()[:3]
+    return bool(NEAR_NEGATION.search(" ".join(before + after)))
+
+
+# ---------------------------------------------------------------- workstream position
+
+
+def mention(item: str) -> re.Pattern[str]:
+    """An item id as a whole token: '#101' not inside '#1012' (but in 'acme/api#101'), 'auth' not
+    inside 'author'."""
+    t = normalize(item)
+    left = r"(?<![\w])" if t[:1].isalnum() or t[:1] == "_" else ""
+    right = r"(?![\w])" if t[-1:].isalnum() or t[-1:] == "_" else ""
+    return re.compile(left + re.escape(t) + right)
+
+
+def claims(scope: str, items: dict[str, re.Pattern[str]]) -> set[tuple[str, str]]:
+    """What a unit says about the position in a workstream: (item, 'done' | 'next') pairs.
+
+    Each marker is tied to the nearest item mention ('next' prefers the item after it:
+    'moving on to #102'), so 'done: #1 #2 ... next: #9' claims #1 done and #9 next, not all of them."""
+    found = [(m.start(), m.end(), item) for item, pat in items.items() for m in pat.finditer(scope)]
+    if not found:
+        return set()
+    out: set[tuple[str, str]] = set()
+    for kind, pattern in (("done", DONE), ("next", NEXT)):
+        for m in pattern.finditer(scope):
+            if kind == "done" and NOT_YET.search(" ".join(scope[:m.start()].split()[-4:])):
+                continue
+            after = [f for f in found if f[0] >= m.end()]
+            before = [f for f in found if f[1] <= m.start()]
+            near_after = min(after, key=lambda f: f[0] - m.end()) if after else None
+            near_before = max(before, key=lambda f: f[1]) if before else None
+            if kind == "next" and near_after is not None:
+                out.add((near_after[2], kind))
+                continue
+            options = [f for f in (near_after, near_before) if f is not None]
+            gap = lambda f: f[0] - m.end() if f[0] >= m.end() else m.start() - f[1]   # noqa: E731
+            out.add((min(options, key=gap)[2], kind))
+    return out
+
+
+__all__ = ["Unit", "units", "together", "cooccur", "ended", "done", "polarity", "without", "user_attribution",
+           "attributed", "mention", "claims", "keys_of", "SEP"]
