@@ -1,4 +1,4 @@
-"""`compaction-bench scenarios list | show | validate | generate`."""
+"""`compaction-bench scenarios list | show | validate | generate | audit`."""
 from __future__ import annotations
 
 import argparse
@@ -200,7 +200,12 @@ def cmd_generate(argv: list[str]) -> int:
     return int(import_module("scenarios.generators").main(argv) or 0)
 
 
-SUBCOMMANDS = {"list": cmd_list, "show": cmd_show, "validate": cmd_validate, "generate": cmd_generate}
+def cmd_audit(argv: list[str]) -> int:
+    return int(import_module("bench.audit").main(argv) or 0)
+
+
+SUBCOMMANDS = {"list": cmd_list, "show": cmd_show, "validate": cmd_validate, "generate": cmd_generate,
+               "audit": cmd_audit}
 
 
 def main(argv: list[str]) -> int:

@@ -1,0 +1,20 @@
+"""Reference adversaries: strategies built to game the scores, shipped so a scenario set can be audited.
+
+None makes a model call and none sees the truth. Each keeps no real working context in some
+respect and tries to look like the oracle anyway; a scenario set whose scores cannot tell one of
+them from `full` cannot be trusted to tell a bad strategy from a good one
+(`compaction-bench scenarios audit`). They are configured (conf/strategy/<name>.yaml) but not in
+the default run.
+
+- `user_tail`: every user message plus a small tail of the newest turns (targets goal_retention);
+- `token_bag`: the same plus a bag of identifier-like tokens from what it dropped (fact_retention);
+- `restore_at_compaction`: truncate, but the user's messages come back on the request right after
+  each compaction only (constraint_fidelity);
+- `stop_compacting`: truncate once, then never again, so requests overflow the window (overflow).
+"""
+from .restore_at_compaction import RestoreAtCompaction
+from .stop_compacting import StopCompacting
+from .token_bag import TokenBag
+from .user_tail import UserTail
+
+__all__ = ["UserTail", "TokenBag", "RestoreAtCompaction", "StopCompacting"]

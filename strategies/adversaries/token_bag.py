@@ -1,0 +1,101 @@
+"""Adversary `token_bag`: `user_tail` plus a bag of identifier-like tokens from everything it dropped.
+
+What it games: fact_retention. Facts are mostly identifiers — a path, `file.ts:88`, a commit sha,
+an error code, a count — so a strategy can keep the identifiers of dropped text without any of
+the sentences that said what they mean. The bag is one strategy-written message (tag `notes`)
+at the front of the context: the de-duplicated identifier-like tokens (paths, file:line, #ids,
+hex shas, numbers, ALL_CAPS_NAMES, dotted, snake_case and camelCase names, hyphenated ids) of
+every message it dropped, in the order they appeared, on ONE line separated by spaces — the
+layout that helps it most, since tokens of one source stay next to each other in one line. When
+the bag outgrows its budget (`bag`, a fraction of the window, 0.05 by default) the oldest tokens go.
+
+Why it must lose: a token without the sentence around it is not a recallable detail. Fact keys
+count only inside one unit of meaning, and a scenario set must carry facts whose keys are more
+than one bare identifier ("bar.ts:86" together with "backoff never grows"), so the bag cannot
+score them.
+"""
+from __future__ import annotations
+
+import re
+
+from bench.messages import Message, calls_text
+from bench.strategy import Compaction
+
+from .user_tail import UserTail
+
+STRIP = "()[]{}<>,;:\"'`!?.…“”‘’*"
+IDENTIFIER = re.compile(
+    r"""^(?:
+        [\w.~-]*/[\w./~@:+#=-]+          # a path (or a URL-ish path)
+      | [\w.-]+\.\w+:\d+(?::\d+)?         # file:line
+      | \#\d+                             # #ids
+      | [0-9a-f]{7,40}                    # a hex sha (checked below: holds a digit and a letter)
+      | [-+]?\d[\d,._]*%?[a-zA-Z]{0,3}    # a number, maybe with a unit (512MB, 6s, 4.37.0, 30%)
+      | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}[0-9]*   # ALL_CAPS_NAMES
+      | [A-Za-z_]\w*(?:\.\w+)+(?:\(\))?   # dotted.names
+      | [a-z]\w*_\w+                      # snake_case
+      | [a-z]+[0-9]*[A-Z]\w*              # camelCase
+      | [A-Za-z]+(?:-[A-Za-z0-9]+)*-\d[\w-]*   # hyphenated ids (snap-15606ea5, PROJ-123)
+    )$""", re.X)
+HEX = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+def identifiers(text: str) -> list[str]:
+    """The identifier-like tokens of a text, in order (duplicates kept)."""
+    out = []
+    for raw in text.split():
+        t = raw.strip(STRIP)
+        if len(t) < 2 or not IDENTIFIER.match(t):
+            continue
+        if HEX.match(t) and not (re.search(r"\d", t) and re.search(r"[a-f]", t)) and not t.isdigit():
+            continue
+        out.append(t)
+    return out
+
+
+class TokenBag(UserTail):
+    def __init__(self, tail: float = 0.1, bag: float = 0.05):
+        super().__init__(tail)
+        if not 0 < bag <= 1:
+            raise ValueError(f"bag must be in (0, 1], got {bag}")
+        self.bag = bag
+
+    def begin(self, session) -> None:
+        super().begin(session)
+        self.tokens: list[str] = []        # the bag, oldest first, each token once
+        self.notes: Message | None = None
+
+    def forget(self, dropped: list[Message]) -> None:
+        seen = set(self.tokens)
+        for m in dropped:
+            text = m.text + ("\n" + calls_text(m.calls) if m.calls else "")
+            for t in identifiers(text):
+                if t not in seen:
+                    seen.add(t)
+                    self.tokens.append(t)
+        self.tokens = self.cap(self.tokens)
+        if self.tokens:
+            self.notes = self.session.message(id="notes", role="user", text=" ".join(self.tokens), tag="notes")
+
+    def cap(self, tokens: list[str]) -> list[str]:
+        """The newest tokens whose line fits the bag's budget."""
+        budget, tok = int(self.session.window * self.bag), self.session.tok
+        total, keep = 0, 0
+        for t in reversed(tokens):
+            total += tok.count(" " + t)
+            if total > budget:
+                break
+            keep += 1
+        kept = tokens[len(tokens) - keep:] if keep else []
+        while kept and tok.count(" ".join(kept)) > budget:
+            kept = kept[1:]
+        return kept
+
+    def context(self) -> list[Message]:
+        return [self.notes, *self.messages] if self.notes is not None else self.messages
+
+    async def compact(self) -> Compaction:
+        comp = await super().compact()
+        comp.fields["bag"] = len(self.tokens)
+        comp.after = self.size()
+        return comp
