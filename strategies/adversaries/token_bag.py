@@ -38,6 +38,15 @@ IDENTIFIER = re.compile(
       | [A-Za-z]+(?:-[A-Za-z0-9]+)*-\d[\w-]*   # hyphenated ids (snap-15606ea5, PROJ-123)
     )$""", re.X)
 HEX = re.compile(r"^[0-9a-f]{7,40}$")
+SPECIFIC = re.compile(r"^(?:[\w./-]+:\d+(?::\d+)?|\#\d+|[0-9a-f]{7,40}|[A-Z][A-Z0-9_]{2,}|.*-\d[\w-]*|.*\d.*[a-zA-Z].*)$")
+NUMBER = re.compile(r"^[-+]?\d[\d,._]*%?[a-zA-Z]{0,3}$")
+
+
+def kind(token: str) -> int:
+    """0 the most specific (file:line, #id, sha, CODE, id-123), 1 paths and names, 2 bare numbers."""
+    if NUMBER.match(token):
+        return 2
+    return 0 if SPECIFIC.match(token) else 1
 
 
 def identifiers(text: str) -> list[str]:
@@ -78,17 +87,20 @@ class TokenBag(UserTail):
             self.notes = self.session.message(id="notes", role="user", text=" ".join(self.tokens), tag="notes")
 
     def cap(self, tokens: list[str]) -> list[str]:
-        """The newest tokens whose line fits the bag's budget."""
+        """The tokens whose line fits the bag's budget: the most specific first (file:line, shas, codes,
+        ids before paths and names, bare numbers last), the newest first within a kind; in their order."""
         budget, tok = int(self.session.window * self.bag), self.session.tok
-        total, keep = 0, 0
-        for t in reversed(tokens):
-            total += tok.count(" " + t)
-            if total > budget:
-                break
-            keep += 1
-        kept = tokens[len(tokens) - keep:] if keep else []
+        order = sorted(range(len(tokens)), key=lambda i: (kind(tokens[i]), -i))
+        total, keep = 0, set()
+        for i in order:
+            cost = tok.count(" " + tokens[i])
+            if total + cost > budget:
+                continue
+            total += cost
+            keep.add(i)
+        kept = [t for i, t in enumerate(tokens) if i in keep]
         while kept and tok.count(" ".join(kept)) > budget:
-            kept = kept[1:]
+            kept.remove(max(kept, key=kind))
         return kept
 
     def context(self) -> list[Message]:

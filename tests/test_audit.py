@@ -1,0 +1,162 @@
+"""`compaction-bench scenarios audit`: the oracle, truncate and the adversaries on a scenario set, one
+table, an exit code that agrees with it, and one line per bad input."""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bench.audit import ADVERSARIES, HEADLINE, assess
+
+ROOT = Path(__file__).resolve().parent.parent
+HAND = ROOT / "scenarios" / "hand"
+
+
+def cli(*args: str, cwd: Path) -> tuple[int, str, str]:
+    from bench.cli import main
+
+    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.chdir(here)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def hand(tmp_path_factory) -> Path:
+    """Copies of the hand scenarios (outside the project, so held to problems, not warnings)."""
+    d = tmp_path_factory.mktemp("hand")
+    for f in HAND.glob("*.yaml"):
+        shutil.copy(f, d / f.name)
+    return d
+
+
+@pytest.fixture(scope="module")
+def audited(hand, tmp_path_factory):
+    """One audit of the hand scenarios, its results kept (--out) so later tests reuse the cells."""
+    out = tmp_path_factory.mktemp("audit") / "run"
+    code, stdout, stderr = cli("scenarios", "audit", str(hand), "--out", str(out), "--by-scenario", cwd=hand)
+    return code, stdout, stderr, out
+
+
+ROW = re.compile(r"^(\w+)\s+(\w+)(?: \(lower is better\))?\s+(-?[\d.]+)\s+(-?[\d.]*)\s+(-?[\d.]+)\s+([-+][\d.]+)\s+"
+                 r"([-+][\d.]+)?\s*(caught|not told apart|overflows)?( \[target\])?$")
+
+
+def table_rows(stdout: str) -> list[tuple]:
+    return [m.groups() for m in map(ROW.match, stdout.splitlines()) if m and m.group(1) != "adversary"]
+
+
+def verdicts(stdout: str) -> dict[str, bool]:
+    return {m.group(1): m.group(2) == "caught"
+            for m in re.finditer(r"^(\w+): (caught|NOT caught)\b", stdout, re.M)}
+
+
+def test_audit_prints_the_table_and_its_exit_code_agrees(audited):
+    code, stdout, stderr, _ = audited
+    assert code in (0, 1), stderr
+    assert "Traceback" not in stderr
+    assert "adversary" in stdout and "oracle" in stdout and "truncate" in stdout and "verdict" in stdout
+    rows = table_rows(stdout)
+    names = {a.name for a in ADVERSARIES}
+    assert {r[0] for r in rows} == names
+    # every verdict in the table follows from its numbers (gap = adversary - oracle, default gap 0.1)
+    for adv, metric, oracle, _, value, gap, _, verdict, _ in rows:
+        assert abs(float(value) - float(oracle) - float(gap)) < 2e-3
+        if metric == "overflow_requests":
+            assert (verdict == "overflows") == (float(value) > 0)
+            continue
+        worse = -float(gap) if HEADLINE[metric] else float(gap)
+        assert (verdict == "caught") == (worse >= 0.1 - 1e-3), (adv, metric, gap, verdict)
+    # the per-adversary verdicts follow from the target rows; the exit code from those
+    got = verdicts(stdout)
+    assert set(got) == names
+    for a in ADVERSARIES:
+        target = [r for r in rows if r[0] == a.name and r[8] and r[1] != "overflow_requests"]
+        caught = any(r[7] == "caught" for r in target)
+        if a.overflow:
+            caught = caught and any(r[0] == a.name and r[1] == "overflow_requests" and r[7] == "overflows"
+                                    for r in rows)
+        assert got[a.name] == caught, a.name
+    missed = [n for n, ok in got.items() if not ok]
+    assert code == (1 if missed else 0)
+    for n in missed:
+        assert f"not caught: {n}:" in stderr
+    assert ("every adversary caught" in stdout) == (not missed)
+
+
+def test_stop_compacting_overflows_and_is_caught_on_the_hand_scenarios(audited):
+    _, stdout, _, _ = audited
+    rows = {(r[0], r[1]): r for r in table_rows(stdout)}
+    assert float(rows[("stop_compacting", "overflow_requests")][4]) > 0
+    assert float(rows[("stop_compacting", "overflow_requests")][3]) == 0   # truncate never overflows
+    assert verdicts(stdout)["stop_compacting"]
+
+
+def test_by_scenario_breakdown(audited, hand):
+    _, stdout, _, _ = audited
+    for a in ADVERSARIES:
+        assert f"{a.name} by scenario" in stdout
+    block = stdout.split("token_bag by scenario")[1].split("by scenario")[0]
+    for f in hand.glob("*.yaml"):
+        assert f.stem in block
+
+
+def test_a_larger_gap_leaves_adversaries_uncaught_exit_1_reusing_the_cells(audited, hand):
+    _, _, _, out = audited
+    code, stdout, stderr = cli("scenarios", "audit", str(hand), "--out", str(out), "--min-gap", "5", cwd=hand)
+    assert code == 1
+    assert "already in" in stderr and "[1/" not in stderr      # nothing replayed again
+    assert all(not ok for ok in verdicts(stdout).values())
+    assert "adversaries not caught" in stdout
+    lines = [line for line in stderr.splitlines() if line.startswith("not caught: ")]
+    assert {line.split(":")[1].strip() for line in lines} == {a.name for a in ADVERSARIES}
+    assert any("(its target)" in line and "needs 5" in line for line in lines)
+
+
+def test_assess_names_the_metric_the_set_cannot_tell():
+    base = {"scenario": "s", "writer": "offline", "window": "100", "seed": "0"}
+    rows = [{**base, "strategy": "full", "goal_retention": "1", "fact_retention": "1", "overflow_requests": "3"},
+            {**base, "strategy": "truncate", "goal_retention": "0.5", "fact_retention": "0.5",
+             "overflow_requests": "0"}]
+    for a in ADVERSARIES:
+        rows.append({**base, "strategy": a.name, "goal_retention": "0.95", "fact_retention": "0.2",
+                     "overflow_requests": "0"})
+    _, misses, _ = assess(rows, 0.1)
+    assert not misses["token_bag"]                           # fact_retention falls 0.8
+    assert any(m.startswith("goal_retention (its target): 0.950") for m in misses["user_tail"])
+    assert any(m.startswith("constraint_fidelity (its target): the set has no items")
+               for m in misses["restore_at_compaction"])
+    assert any("overflow_requests" in m for m in misses["stop_compacting"])   # caught on facts, but no overflow
+
+
+@pytest.mark.parametrize("args, expect", [
+    (["nope.yaml"], "nope.yaml: no scenario files found"),
+    (["--min-gap", "-1"], "--min-gap: must be a positive number"),
+    (["--min-gap", "abc"], "scenarios audit: argument --min-gap: invalid float value: 'abc'"),
+    (["--frobnicate"], "scenarios audit: unrecognized arguments: --frobnicate"),
+])
+def test_bad_input_is_one_line_exit_2(args, expect, hand):
+    code, stdout, stderr = cli("scenarios", "audit", *args, cwd=hand)
+    assert code == 2 and "Traceback" not in stderr
+    assert stderr.strip().splitlines() == [stderr.strip()] and stderr.strip().startswith(expect)
+
+
+def test_a_broken_scenario_gets_one_line_per_problem(hand, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text((hand / "pr-queue-small.yaml").read_text().replace("role: tool", "role: robot", 1)
+                   .replace("window: 4500", "window: -1"))
+    code, _, stderr = cli("scenarios", "audit", str(bad), cwd=tmp_path)
+    assert code == 2 and "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) >= 2 and all(line.startswith(f"{bad}:") for line in lines)
