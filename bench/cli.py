@@ -25,6 +25,9 @@ commands:
   scenarios show ID                one scenario: events, truth, probes
   scenarios validate PATH...       check scenario files; one line per problem
   scenarios generate [OPTIONS]     write the generated scenario library
+  scenarios audit [PATH...] [--min-gap X] [--by-scenario]
+                                   run the oracle, truncate and the reference adversaries; exit 1
+                                   when the set cannot tell an adversary from the oracle
   import FORMAT PATH --out FILE    turn a transcript into a scenario
                                    (openai-chat | swe-agent | openhands | claude-code)
   report RUN_DIR                   re-render report.md / report.html of a run
