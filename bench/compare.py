@@ -3,8 +3,9 @@
 Compares two runs' summary.csv per strategy (and writer) and metric, on the cells
 both runs have, so a fresh run of part of the suite is gated against the
 committed full baseline. Exit 1 when a quality metric drops (or leakage / stale
-constraints rise) by more than X, when a metric the baseline had is gone, or
-when NEW failed a cell the baseline has; exit 2 on unreadable input.
+constraints / revived rejected options rise) by more than X, when requests over
+the window rise at all, when a metric the baseline had is gone, or when NEW
+failed a cell the baseline has; exit 2 on unreadable input.
 """
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from pathlib import Path
 from .errors import BadInput
 from .results import KEY_COLUMNS, cell_key, format_table, read_csv
 
-HIGHER = ["goal_retention", "constraint_fidelity", "fact_retention", "user_words_retained", "probe_pass_rate"]
-LOWER = ["provenance_leakage", "stale_constraints"]
+HIGHER = ["goal_retention", "constraint_fidelity", "fact_retention", "decision_retention", "user_words_retained",
+          "probe_pass_rate"]
+LOWER = ["provenance_leakage", "stale_constraints", "rejected_revived"]
+COUNTS = ["overflow_requests"]   # summed over the cells: any rise fails, whatever --max-drop says
 INFO = ["compactions", "input_tokens", "cost_usd", "cache_hit_rate"]   # shown, never gated
 DEFAULT_MAX_DROP = 0.02
 
@@ -83,6 +86,11 @@ def _show(x: float | None, sign: bool = False) -> str:
     return ("+" if sign and x >= 0 else "") + text
 
 
+def _sum(rows: list[dict[str, str]], metric: str) -> float | None:
+    vals = [x for x in (_num(r.get(metric)) for r in rows) if x is not None]
+    return sum(vals) if vals else None
+
+
 def _mean(rows: list[dict[str, str]], metric: str) -> float | None:
     vals = [x for x in (_num(r.get(metric)) for r in rows) if x is not None]
     return sum(vals) / len(vals) if vals else None
@@ -102,12 +110,16 @@ def compare(base: list[dict[str, str]], new: list[dict[str, str]], max_drop: flo
         b = [r for r in base if (r["strategy"], r.get("writer", "")) == (strategy, writer)]
         keys = {cell_key(r) for r in b}
         n = [r for r in new if cell_key(r) in keys]
-        for metric in [*HIGHER, *LOWER, *INFO]:
-            old, cur = _mean(b, metric), _mean(n, metric)
+        for metric in [*COUNTS, *HIGHER, *LOWER, *INFO]:
+            total = metric in COUNTS
+            old, cur = (_sum if total else _mean)(b, metric), (_sum if total else _mean)(n, metric)
             if old is None and cur is None:
                 continue
             status = ""
-            if metric in HIGHER or metric in LOWER:
+            if total:
+                cur, old = cur or 0.0, old or 0.0
+                status = "REGRESSION" if cur > old else ("better" if cur < old else "ok")
+            elif metric in HIGHER or metric in LOWER:
                 if cur is None:
                     status = "MISSING"
                 elif old is not None:
@@ -118,8 +130,9 @@ def compare(base: list[dict[str, str]], new: list[dict[str, str]], max_drop: flo
                    "delta": "" if old is None or cur is None else _show(cur - old, sign=True), "status": status}
             rows.append(row)
             if status in ("REGRESSION", "MISSING"):
-                problems.append(f"{strategy}/{writer}: {metric} {row['base']} -> {row['new'] or 'missing'}"
-                                + (f" (more than {max_drop} worse)" if status == "REGRESSION" else ""))
+                why = ("; requests over the window, which no provider would serve" if total
+                       else f" (more than {max_drop} worse)" if status == "REGRESSION" else "")
+                problems.append(f"{strategy}/{writer}: {metric} {row['base']} -> {row['new'] or 'missing'}{why}")
     return rows, problems
 
 

@@ -58,7 +58,7 @@ def _fmt(v: Any) -> Any:
 # What `load` insists on per table: columns that must be there, and columns that must hold numbers.
 REQUIRED = {"summary": KEY_COLUMNS, "checks": ["strategy", "point", "check_point", "metric", "item", "score"]}
 NUMERIC = {"summary": [c for c in SUMMARY_COLUMNS if c not in ("scenario", "strategy", "writer")],
-           "checks": ["check_point", "request", "score"]}
+           "checks": ["check_point", "request", "score", "oracle"]}
 
 
 def load(run_dir: str | Path, table: str = "summary"):

@@ -12,6 +12,7 @@ import asyncio
 import datetime as dt
 import hashlib
 import json
+import os
 import secrets
 import shutil
 import sys
@@ -27,7 +28,7 @@ from .models import build as build_model
 from .models.base import Model, ModelConfig
 from .models.cache import responses_dir
 from .replay import ReplayOptions, replay
-from .results import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv, done_cells, format_table, read_csv
+from .results import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv, cell_key, done_cells, format_table, read_csv
 from .scenario import Scenario
 from .settings import check_run, result_changes
 from .scoring import settings
@@ -164,7 +165,15 @@ def out_dir(cfg: Any) -> Path:
 
 
 async def run_cell(cell: Cell, model: Model, out: Path) -> dict[str, Any]:
-    """Replay and score one cell; returns its summary row."""
+    """Replay and score one cell, then add it to the run's files; returns its summary row."""
+    row, checks = await compute_cell(cell, model, out)
+    store_cell(out, cell, row, checks)
+    return row
+
+
+async def compute_cell(cell: Cell, model: Model, out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Replay and score one cell into its own scratch folder (out/.cells/<slug>): its summary row and
+    checks rows. Touches no shared file, so offline cells can run in worker processes."""
     from .scoring import score_cell
 
     scratch = out / ".cells" / cell.slug
@@ -184,6 +193,12 @@ async def run_cell(cell: Cell, model: Model, out: Path) -> dict[str, Any]:
     row["wall_s"] = round(stats.wall_s + time.perf_counter() - started, 3)
     row["_fallbacks"] = stats.fallbacks   # shown on the console; not summary columns
     row["_probes_unrun"] = sum(str(c.get("detail", "")).startswith("failed to run") for c in checks)
+    return row, checks
+
+
+def store_cell(out: Path, cell: Cell, row: dict[str, Any], checks: list[dict[str, Any]]) -> None:
+    """Append a computed cell's logs, checks and summary row to the run's files (the parent process only)."""
+    scratch = out / ".cells" / cell.slug
     for name in ("requests.jsonl", "compactions.jsonl"):
         with (out / name).open("a", encoding="utf-8") as dst, (scratch / name).open(encoding="utf-8") as src:
             shutil.copyfileobj(src, dst)
@@ -192,10 +207,20 @@ async def run_cell(cell: Cell, model: Model, out: Path) -> dict[str, Any]:
         append_csv(out / "checks.csv", CHECK_COLUMNS, checks)
     append_csv(out / "summary.csv", SUMMARY_COLUMNS, [row])
     shutil.rmtree(scratch, ignore_errors=True)
-    return row
+
+
+def _offline(cell: Cell) -> bool:
+    return all(m.model == "offline" for m in (cell.writer, cell.agent, cell.judge))
+
+
+def _compute_offline(cell: Cell, out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A worker process's job: one offline cell, start to finish (its own model; no network)."""
+    return asyncio.run(compute_cell(cell, build_model(cell.writer), out))
 
 
 async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[list[dict], list[str]]:
+    """Offline cells are independent and CPU-bound: with concurrency > 1 they run in that many worker
+    processes (both cores); cells with a real model run here, their calls bounded per model."""
     models: dict[str, Model] = {}  # one per distinct config, so its concurrency bound spans cells
     for c in cells:
         if _model_key(c.writer) not in models:
@@ -204,27 +229,77 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
     rows: list[dict] = []
     errors: list[str] = []
     total = len(cells)
+    pools = _pools([c for c in cells if _offline(c)], concurrency)
+
+    def failed(cell: Cell, exc: BaseException) -> None:
+        errors.append(f"{cell.name}: {type(exc).__name__}: {exc}")
+        with (out / "errors.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"cell": cell.name, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
 
     async def one(cell: Cell) -> None:
-        async with sem:
-            try:
-                row = await run_cell(cell, models[_model_key(cell.writer)], out)
-            except BadInput:
-                raise
-            except Exception as exc:  # a strategy bug fails its cell, not the run
-                errors.append(f"{cell.name}: {type(exc).__name__}: {exc}")
-                with (out / "errors.jsonl").open("a", encoding="utf-8") as fh:
-                    fh.write(json.dumps({"cell": cell.name, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
-                return
-            rows.append(row)
-            tries = row["compactions"] + row["compaction_failures"]
-            fell = f"  {row['_fallbacks']} of {tries} compaction attempts fell back" if row["_fallbacks"] else ""
-            print(f"[{len(rows) + len(errors)}/{total}] {cell.name}  {row['wall_s']}s{fell}", file=sys.stderr)
+        try:
+            if cell.key in pools:
+                loop = asyncio.get_running_loop()
+                row, checks = await loop.run_in_executor(pools[cell.key], _compute_offline, cell, out)
+            else:
+                async with sem:
+                    row, checks = await compute_cell(cell, models[_model_key(cell.writer)], out)
+            store_cell(out, cell, row, checks)
+        except BadInput:
+            raise
+        except Exception as exc:  # a strategy bug fails its cell, not the run
+            failed(cell, exc)
+            return
+        rows.append(row)
+        print(f"[{len(rows) + len(errors)}/{total}] {cell.name}  {row['wall_s']}s{_notes(row)}", file=sys.stderr)
 
-    await asyncio.gather(*(one(c) for c in cells))
+    try:
+        await asyncio.gather(*(one(c) for c in cells))
+    finally:
+        for pool in {id(p): p for p in pools.values()}.values():
+            pool.shutdown(wait=True, cancel_futures=True)
     for model in models.values():
         _report_calls(model)
     return rows, errors
+
+
+def _pools(cells: list[Cell], concurrency: int) -> dict[tuple, Any]:
+    """One single-process executor per worker, and each offline cell's executor. All cells of a
+    scenario go to the same worker, so the findings per message and the oracle's probe answers it
+    caches are computed once per scenario; scenarios are spread by size, largest first."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    groups: dict[tuple, list[Cell]] = {}
+    for c in cells:
+        groups.setdefault((c.scenario.id, c.scenario.path), []).append(c)
+    n = min(max(1, concurrency), os.cpu_count() or 1, len(groups))
+    if n < 2:
+        return {}
+    pools = [ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) for _ in range(n)]
+    load = [0] * n
+    out: dict[tuple, Any] = {}
+    weight = {k: len(g) * sum(len(e.text) for e in g[0].scenario.events) for k, g in groups.items()}
+    for k in sorted(groups, key=lambda k: -weight[k]):
+        i = load.index(min(load))
+        load[i] += weight[k]
+        out.update((c.key, pools[i]) for c in groups[k])
+    return out
+
+
+def _notes(row: dict[str, Any]) -> str:
+    """What a cell's console line must not hide: requests over the window, a strategy that never
+    compacted (its scores are the oracle's, not the strategy's), fallbacks."""
+    notes = []
+    if row.get("overflow_requests"):
+        notes.append(f"{row['overflow_requests']} of {row['requests']} requests over the window"
+                     + (" (oracle: ignores the window)" if row.get("oracle") else ""))
+    if not row.get("compactions") and not row.get("oracle"):
+        notes.append("never compacted: left out of the headline means")
+    if row.get("_fallbacks"):
+        tries = row["compactions"] + row["compaction_failures"]
+        notes.append(f"{row['_fallbacks']} of {tries} compaction attempts fell back")
+    return "".join(f"  {n}" for n in notes)
 
 
 def _report_calls(model: Model) -> None:
@@ -297,6 +372,8 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
         from .report import write_report
 
         write_report(out)
+    order = {c.key: i for i, c in enumerate(cells)}   # workers finish in any order; the table keeps the plan's
+    summary.sort(key=lambda r: order.get(cell_key(r), len(order)))
     print(format_table(summary))
     print(f"results: {out}")
     return 1 if errors else 0

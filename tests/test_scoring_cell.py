@@ -1,4 +1,5 @@
-"""score_cell end to end on a replayed cell: check points, empty columns, probes that fail to run."""
+"""score_cell end to end on a replayed cell: every request scored, check-point rows, overflow, empty
+columns, probes against the oracle, probes that fail to run."""
 from __future__ import annotations
 
 import asyncio
@@ -10,8 +11,11 @@ from bench.run import plan, run_cell
 from bench.models import build
 
 
+SCEN = "scenarios/hand/injected-watch.yaml"
+
+
 def cell(strategy: str = "truncate", extra: list[str] = ()):
-    cells, _, _ = plan(["scenarios=[scenarios/hand/injected-watch.yaml]", f"strategies=[{strategy}]", *extra], False)
+    cells, _, _ = plan([f"scenarios=[{SCEN}]", f"strategies=[{strategy}]", *extra], False)
     return cells[0]
 
 
@@ -25,8 +29,13 @@ def test_check_points_follow_compactions_and_the_end(tmp_path):
     reqs = [json.loads(x) for x in (tmp_path / "requests.jsonl").read_text().splitlines()]
     agent = [r["i"] for r in reqs if r["kind"] == "agent"]
     expected = {min(i for i in agent if i >= c["request"]) for c in comps if c["ok"]} | {agent[-1]}
-    checks = [r for r in csv_rows(tmp_path / "checks.csv") if r["point"] != "probe"]
+    rows = csv_rows(tmp_path / "checks.csv")
+    checks = [r for r in rows if r["point"] in ("compaction", "final")]
     assert {int(r["request"]) for r in checks} == expected
+    every = [r for r in rows if r["point"] == "all"]
+    assert every and all(r["request"] == "" for r in every)
+    goal = next(r for r in every if r["metric"] == "goal" and r["item"] == "m1")
+    assert f"of {len(agent) - 1} requests" in goal["detail"] or f"of {len(agent)} requests" in goal["detail"]
     assert row["user_words_retained"] is None and row["stale_constraints"] is not None
     assert 0 <= row["goal_retention"] <= 1 and row["cache_hit_rate"] is not None and row["cost_usd"] > 0
     probes = [r for r in reqs if r["kind"] == "probe"]
@@ -36,6 +45,18 @@ def test_check_points_follow_compactions_and_the_end(tmp_path):
 def test_full_keeps_everything_verbatim(tmp_path):
     row = run_one(cell("full"), tmp_path)
     assert row["goal_retention"] == 1.0 and row["fact_retention"] == 1.0 and row["provenance_leakage"] == 0.0
+    assert row["constraint_fidelity"] == 1.0 and row["oracle"] == 1 and row["overflow_requests"] > 0
+
+
+def test_a_strategy_that_never_compacts_keeps_nothing_over_the_window(tmp_path):
+    """The base Strategy never compacts and is no oracle: its over-window requests score 0, so it
+    cannot look like `full`, and the overflow is counted and priced apart."""
+    row = run_one(cell("bench.strategy.Strategy"), tmp_path / "idle")
+    full = run_one(cell("full"), tmp_path / "full")
+    assert row["overflow_requests"] == full["overflow_requests"] > 0 and row["oracle"] == 0
+    share = 1 - row["overflow_requests"] / row["requests"]
+    assert row["fact_retention"] <= share + 1e-9 < full["fact_retention"]
+    assert row["goal_retention"] <= share + 1e-9 and row["overflow_cost_usd"] > 0
 
 
 def test_markers_false_leaks_through_route_a(tmp_path):
@@ -53,13 +74,26 @@ class Broken(Model):
 def test_a_failing_agent_makes_probes_failed_to_run(tmp_path, monkeypatch):
     import bench.models
 
+    import bench.scoring
+
     real = bench.models.build
     monkeypatch.setattr(bench.models, "build", lambda cfg: Broken() if cfg is c.agent else real(cfg))
+    monkeypatch.setattr(bench.scoring, "_ORACLE", {})   # the oracle's answers cached from the working agent
     c = cell()
     row = run_one(c, tmp_path)
     probes = [r for r in csv_rows(tmp_path / "checks.csv") if r["metric"] == "probe"]
     assert len(probes) == 2 and all(r["score"] == "" and "failed to run" in r["detail"] for r in probes)
-    assert row["probe_pass_rate"] == 0.0
+    assert row["probe_pass_rate"] == 0.0 and row["probes_answerable"] == 2   # the oracle could not run either
+
+
+def test_probes_the_oracle_fails_are_left_out(tmp_path):
+    row = run_one(cell("full"), tmp_path)
+    probes = [r for r in csv_rows(tmp_path / "checks.csv") if r["metric"] == "probe"]
+    answerable = [r for r in probes if r["oracle"] == "1"]
+    assert row["probes_answerable"] == len(answerable)
+    assert all(float(r["score"]) == 1.0 for r in answerable)      # full's context is the oracle's
+    if answerable:
+        assert row["probe_pass_rate"] == 1.0
 
 
 def test_probes_disabled_leave_the_column_empty(tmp_path):

@@ -84,13 +84,25 @@ def build(run_dir: Path) -> Doc:
     if summary.empty:
         doc.p("No finished cells.")
         return doc
-    summary = summary.assign(retention=data.retention(summary))
+    summary = data.labelled(summary.assign(retention=data.retention(summary)))
+    scored, idle = data.headline(summary)
 
     doc.h("Strategies")
+    doc.p("Every score is a mean over every agent request of a session (not only the requests after a "
+          "compaction), then over cells. A request over the window keeps nothing (no provider would serve "
+          "it), except for the oracle, which ignores the window by design and is scored as if it had been "
+          "served; `overflow_requests` counts them per cell.")
     quality, cost = data.present(summary, data.QUALITY), data.present(summary, data.COST)
-    per = data.by(summary, ["strategy"], quality + cost)
+    per = data.by(scored, ["strategy"], quality + cost)
     cols = ["strategy", *data.present(per, quality)]
-    doc.table(Table(cols, _rows(per, cols), "Means over cells. Leakage and stale constraints: lower is better."))
+    doc.table(Table(cols, _rows(per, cols), "Means over the cells where the strategy compacted at least once. "
+                                            "Leakage, stale constraints, revived rejected options and overflow: "
+                                            "lower is better."))
+    if not idle.empty:
+        icols = ["scenario", "strategy", "writer", "window", *data.present(idle, quality)]
+        doc.table(Table(icols, _rows(idle, icols), "Cells where the strategy never compacted: the session fit, "
+                                                   "so these scores are the oracle's context, not the "
+                                                   "strategy's; left out of the means above."))
     cols = ["strategy", *data.present(per, cost)]
     doc.table(Table(cols, _rows(per, cols), "Tokens and cost: means per cell (one session)."))
     doc.figure(figures.bars(per, "strategy", data.present(per, ["goal_retention", "constraint_fidelity",
@@ -140,11 +152,12 @@ def build(run_dir: Path) -> Doc:
     if not kinds.empty:
         doc.h("Constraints by kind")
         kcols = [str(c) for c in kinds.columns]
-        doc.table(Table(kcols, _rows(kinds, list(kinds.columns)), "Constraint fidelity at check points: 1 verbatim, "
-                                                                  "0.5 keys only, 0 lost."))
+        doc.table(Table(kcols, _rows(kinds, list(kinds.columns)), "Constraint fidelity over every request: "
+                                                                  "1 verbatim, 0.5 keys only, 0 lost."))
     _probes(doc, checks)
     doc.h("All cells")
-    ccols = ["scenario", "strategy", "writer", *data.present(summary, quality + ["compactions", "cost_usd",
+    ccols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, "cost_usd",
+                                                                                  "overflow_cost_usd",
                                                                                   "cache_hit_rate"])]
     doc.table(Table(ccols, _rows(summary, ccols)))
     return doc
@@ -168,8 +181,11 @@ def _probes(doc: Doc, checks) -> None:
     if kinds.empty:
         return
     doc.h("Probes by kind")
-    cols = ["strategy", "kind", "probes", "passed", "failed_to_run", "pass_rate"]
-    doc.table(Table(cols, _rows(kinds, cols), "A probe whose agent or judge failed counts as not passed."))
+    cols = ["strategy", "kind", "probes", "unanswerable", "passed", "failed_to_run", "pass_rate"]
+    doc.table(Table(cols, _rows(kinds, cols), "Unanswerable: the same agent fails the probe even with the oracle's "
+                                              "full context, so it says nothing about the strategy and is left out "
+                                              "of pass_rate (the share of what the oracle could answer). A probe "
+                                              "whose agent or judge failed counts as not passed."))
 
 
 def main(argv: list[str]) -> int:

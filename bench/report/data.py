@@ -4,8 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-QUALITY = ["goal_retention", "constraint_fidelity", "provenance_leakage", "stale_constraints", "fact_retention",
-           "user_words_retained", "probe_pass_rate"]
+QUALITY = ["overflow_requests", "goal_retention", "constraint_fidelity", "provenance_leakage", "stale_constraints",
+           "fact_retention", "decision_retention", "rejected_revived", "user_words_retained", "probe_pass_rate"]
 COST = ["compactions", "compaction_failures", "input_tokens", "cached_input_tokens", "output_tokens",
         "compaction_input_tokens", "compaction_output_tokens", "cost_usd", "cache_hit_rate"]
 RETENTION = ["goal_retention", "constraint_fidelity", "fact_retention"]
@@ -21,6 +21,24 @@ def by(df, keys: list[str], columns: list[str]):
     """Mean per group of the columns present, groups in first-seen order."""
     cols = present(df, columns)
     return df.groupby(keys, sort=False)[cols].mean().reset_index()
+
+
+def headline(df):
+    """(cells in the headline means, cells left out): a cell whose strategy never compacted scored the
+    oracle's context, not the strategy's, so it is shown apart (the oracle itself always counts)."""
+    if "compactions" not in df.columns:
+        return df, df.iloc[0:0]
+    oracle = df["oracle"].fillna(0).astype(float) > 0 if "oracle" in df.columns else False
+    keep = (df["compactions"].fillna(0) > 0) | oracle
+    return df[keep], df[~keep]
+
+
+def labelled(df):
+    """The strategy column with the oracle marked as such."""
+    if "oracle" not in df.columns:
+        return df
+    mark = df["oracle"].fillna(0).astype(float) > 0
+    return df.assign(strategy=[f"{s} (oracle)" if m else s for s, m in zip(df["strategy"], mark)])
 
 
 def retention(df):
@@ -44,8 +62,9 @@ def drift(checks):
 
 
 def constraint_kinds(checks):
-    """Constraint fidelity per strategy and constraint kind (ban, must, preference, ...), over check points."""
-    rows = checks[(checks["metric"] == "constraint") & checks["kind"].notna()]
+    """Constraint fidelity per strategy and constraint kind (ban, must, preference, ...): each constraint's
+    mean over the requests where it was in force (checks.csv `point=all`)."""
+    rows = checks[(checks["metric"] == "constraint") & checks["kind"].notna() & (checks["point"] == "all")]
     if rows.empty:
         return rows
     rows = rows.assign(score=rows["score"].astype(float))
@@ -57,13 +76,18 @@ def probe_kinds(checks):
     rows = checks[checks["metric"] == "probe"]
     if rows.empty:
         return rows
-    rows = rows.assign(ran=rows["score"].notna(), passed=rows["score"].fillna(0).astype(float))
+    oracle = rows["oracle"] if "oracle" in rows.columns else float("nan")
+    rows = rows.assign(ran=rows["score"].notna(), passed=rows["score"].fillna(0).astype(float),
+                       unanswerable=(oracle == 0))
+    rows = rows.assign(counted=~rows["unanswerable"], passed_counted=rows["passed"] * ~rows["unanswerable"])
     g = rows.groupby(["strategy", "kind"], sort=True)
-    out = g.agg(probes=("item", "size"), passed=("passed", "sum"), ran=("ran", "sum")).reset_index()
+    out = g.agg(probes=("item", "size"), unanswerable=("unanswerable", "sum"), counted=("counted", "sum"),
+                passed=("passed_counted", "sum"), ran=("ran", "sum")).reset_index()
     out["passed"] = out["passed"].astype(int)
+    out["unanswerable"] = out["unanswerable"].astype(int)
     out["failed_to_run"] = (out["probes"] - out["ran"]).astype(int)
-    out["pass_rate"] = out["passed"] / out["probes"]
-    return out.drop(columns=["ran"])
+    out["pass_rate"] = (out["passed"] / out["counted"]).where(out["counted"] > 0)
+    return out.drop(columns=["ran", "counted"])
 
 
 def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:

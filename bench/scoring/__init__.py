@@ -242,7 +242,9 @@ async def _probes(cell: Any, sc: Scoring, probes: list, contexts: list, targets:
         timeline = judge_for(cell.scenario, tok, cell.markers).timeline
         oracle = await ask_all(list(zip(probes, _oracle_contexts(probes, cell, tok, timeline))), agent, judge, tok,
                                cell.scenario.user, sc.grade, sc.pass_score)
-        answerable = _ORACLE[key] = {o.probe.id: o.passed for o in oracle}
+        answerable = {o.probe.id: o.passed for o in oracle}
+        if None not in answerable.values():   # a model that failed may answer next time: ask again then
+            _ORACLE[key] = answerable
     _log_probes(outcomes, targets, cell, tok, cell_dir, prev)
     return outcomes, answerable
 

@@ -26,6 +26,8 @@ PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 PROBE = (PROMPTS / "probe.md").read_text(encoding="utf-8")
 JUDGE = (PROMPTS / "judge.md").read_text(encoding="utf-8")
 SCORE = re.compile(r"SCORE:\s*([0-5](?:\.\d+)?)", re.I)
+SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+DENIAL = re.compile(r"\b(not|never|cannot)\b|n['’]t\b")
 # Reply budgets; generous because a reasoning model spends part of max_tokens before it answers.
 ANSWER_TOKENS = 1024
 JUDGE_TOKENS = 512
@@ -50,9 +52,35 @@ def mentions(text: str, term: str) -> bool:
     return re.search(left + re.escape(t) + right, normalize(text)) is not None
 
 
+YES = re.compile(r"^\W*(yes|yeah|yep|sure|correct|i (will|can|may|do|did|should)|we (will|can|may))\b")
+NO = re.compile(r"^\W*(no(?=\s*[,.:;!—-]|\s*$)|nope|not|never|i (will not|won't|cannot|can't|may not|must not|"
+                r"should not|shouldn't|do not|don't|did not|didn't)|we (will not|won't|cannot|can't|may not|must not))\b")
+POLAR = ("yes", "no")
+
+
+def polarity(answer: str) -> str:
+    """'yes', 'no' or '' for a yes/no answer: its opening word decides; without one, a denied verb in
+    its first sentence ('I will not', 'never', "can't") reads as 'no' and none as '' (not an explicit yes)."""
+    text = normalize(answer)
+    if YES.match(text):
+        return "yes"
+    if NO.match(text):
+        return "no"
+    first = SENTENCE.split(text, 1)[0]
+    return "no" if DENIAL.search(first) else ""
+
+
 def by_rule(answer: str, probe: Probe) -> tuple[bool, str]:
-    hit = [e for e in probe.expect if mentions(answer, e)]
-    bad = [r for r in probe.reject if mentions(answer, r)]
+    """Any `expect` term and no `reject` term, as whole words. 'yes' and 'no' are graded on the answer's
+    polarity, not found as words ('no issues, merging it' is not a no)."""
+    pole = polarity(answer) if any(normalize(t) in POLAR for t in (*probe.expect, *probe.reject)) else ""
+
+    def said(term: str) -> bool:
+        t = normalize(term)
+        return pole == t if t in POLAR else mentions(answer, term)
+
+    hit = [e for e in probe.expect if said(e)]
+    bad = [r for r in probe.reject if said(r)]
     ok = (bool(hit) or not probe.expect) and not bad
     return ok, (f"rejected term: {', '.join(bad)}" if bad else f"expected: {', '.join(hit) or 'none found'}")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 from ...loader import normalize
@@ -42,6 +43,7 @@ class Sentence:
     text: str
     tokens: int
     score: float = 0.0
+    key: str = ""     # the normalised text, for de-duplication
 
 
 def label_of(msg: Message) -> str:
@@ -54,22 +56,28 @@ def sentences(messages: Sequence[Message], tok: Tokenizer) -> list[Sentence]:
     """Every sentence of `messages`, labelled with who said it (background by its marker)."""
     out: list[Sentence] = []
     for msg in messages:
-        label = label_of(msg)
-        for line in msg.text.splitlines():
-            line = line.strip()
-            marker = MARKER_LINE.match(line)
-            if marker and msg.role == "user":
-                label = f"[Harness: {marker.group(1)}]"
-                continue
-            if not line or line == HEADER:
-                continue
-            own = LABELED.match(line)
-            line_label, line = (own.group(1), own.group(2)) if own else (label, line)
-            for s in SENTENCE_END.split(line):
-                s = s.strip()
-                if s:
-                    out.append(Sentence(len(out), line_label, s, tok.count(s)))
+        for label, s, key in _split(msg.text, label_of(msg), msg.role == "user"):
+            out.append(Sentence(len(out), label, s, tok.count(s), key=key))
     return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _split(text: str, label: str, user_role: bool) -> tuple[tuple[str, str, str], ...]:
+    """A message's (label, sentence, normalised sentence) triples; cached, since a long session's
+    contexts share most messages."""
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        marker = MARKER_LINE.match(line)
+        if marker and user_role:
+            label = f"[Harness: {marker.group(1)}]"
+            continue
+        if not line or line == HEADER:
+            continue
+        own = LABELED.match(line)
+        line_label, line = (own.group(1), own.group(2)) if own else (label, line)
+        out.extend((line_label, s.strip(), normalize(s)) for s in SENTENCE_END.split(line) if s.strip())
+    return tuple(out)
 
 
 def salience(s: Sentence) -> float:
@@ -123,14 +131,15 @@ def _dedupe(pool: list[Sentence]) -> list[Sentence]:
     """A sentence repeated (re-summarised, re-quoted) counts once, at its latest position."""
     latest: dict[str, Sentence] = {}
     for s in pool:
-        latest[normalize(s.text)] = s
+        latest[s.key or normalize(s.text)] = s
     keep = sorted(latest.values(), key=lambda s: s.pos)
     for i, s in enumerate(keep):
         s.pos = i
     return keep
 
 
-def terms(text: str) -> set[str]:
+@lru_cache(maxsize=1 << 18)
+def terms(text: str) -> frozenset[str]:
     """Content words, stemmed so 'reviewed' meets 'review'; a path also gives
     its pieces, so 'bar.ts' meets 'src/upstream/bar.ts:88'."""
     out = set()
@@ -140,7 +149,7 @@ def terms(text: str) -> set[str]:
             w = w.strip(".:/-")
             if len(w) > 1 and w not in STOP:
                 out.add(w if w[0] == "#" or any(c in ".0123456789" for c in w) else stem(w))
-    return out
+    return frozenset(out)
 
 
 def stem(word: str) -> str:
@@ -163,12 +172,23 @@ def wanted_kind(question: str, s: Sentence) -> float:
     return bonus
 
 
+ASKS_NEXT = re.compile(r"\b(next|now|where are you|what do you do|continue)\b", re.I)
+SAYS_NEXT = re.compile(r"\b(next|resum\w*|continu\w*|moving on|starting|start with|working on|current\w*)\b", re.I)
+
+
 def answer(messages: Sequence[Message], question: str, budget: int | None, tok: Tokenizer) -> str:
-    """The sentence(s) of the context that share the most rare words with the question."""
+    """The sentence(s) of the context that share the most rare words with the question.
+
+    Two honest extractive preferences: a question that names an id (a PR number, a path, a sha)
+    prefers the sentences that name it; a question about what comes next prefers the latest
+    sentence that says what comes next, since a later statement of the position supersedes an
+    earlier one."""
     pool = _dedupe(sentences(messages, tok))
     want = terms(question)
     if not pool or not want:
         return "I do not know."
+    asked = {m.group(0).lower() for m in IDENT.finditer(question)} | {m.group(0).lower() for m in PATH.finditer(question)}
+    nexty = bool(ASKS_NEXT.search(question))
     bags = [terms(s.text) for s in pool]
     df: dict[str, int] = {}
     for bag in bags:
@@ -180,6 +200,10 @@ def answer(messages: Sequence[Message], question: str, budget: int | None, tok: 
         s.score = sum(math.log((n + 1) / (df[w] + 0.5)) for w in hits)
         if hits:
             s.score += 0.5 * (s.pos + 1) / n + 0.3 * (s.label == "User") + wanted_kind(question, s)
+        if asked and any(a in s.text.lower() for a in asked):
+            s.score += 3.0
+        if nexty and SAYS_NEXT.search(s.text):
+            s.score += 1.0 + 4.0 * (s.pos + 1) / n
     ranked = sorted(pool, key=lambda s: (-s.score, -s.pos))
     if ranked[0].score <= 0:
         return "I do not know."
