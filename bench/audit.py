@@ -129,7 +129,8 @@ def _mean(xs: list[float]) -> float | None:
 def assess(rows: list[dict[str, str]], min_gap: float) -> tuple[list[Line], dict[str, list[str]], dict]:
     """Per adversary and metric, means over the scenarios where both it and the oracle have a value;
     the reasons each adversary is not caught (empty when it is); and the per-scenario values."""
-    by: dict[tuple[str, str], dict[str, str]] = {(r["scenario"], r["strategy"]): r for r in rows}
+    by: dict[tuple[str, str], dict[str, str]] = {(r["scenario"], r["strategy"]): r for r in rows
+                                                 if not never_compacted(r)}
     scenarios = sorted({r["scenario"] for r in rows})
     lines: list[Line] = []
     misses: dict[str, list[str]] = {}
@@ -160,9 +161,19 @@ def assess(rows: list[dict[str, str]], min_gap: float) -> tuple[list[Line], dict
                 caught_any.append(metric)
                 if metric in adv.targets:
                     caught_target.append(metric)
+        if not any((sc, adv.name) in by for sc in scenarios):
+            misses[adv.name] = ["it never compacted on this set (the sessions fit the window), so the set cannot "
+                                "tell it from the oracle"]
+            continue
         misses[adv.name] = _reasons(adv, [x for x in lines if x.adversary == adv.name], caught_any, caught_target,
                                     min_gap)
     return lines, misses, detail
+
+
+def never_compacted(row: dict[str, str]) -> bool:
+    """A cell whose strategy never compacted scored the oracle's context, not its own: like the report's
+    headline means, the audit leaves it out (the oracle always counts)."""
+    return not _num(row.get("oracle")) and _num(row.get("compactions")) == 0
 
 
 def _told(metric: str, gap: float, min_gap: float) -> bool:
@@ -285,7 +296,9 @@ def main(argv: list[str]) -> int:
         caught = [x.metric for x in lines if x.adversary == adv.name and x.caught]
         word = "NOT caught" if why else "caught"
         on = f" on {', '.join(caught)}" if caught and not why else ""
-        print(f"{adv.name}: {word}{on} ({adv.games}; target {' or '.join(adv.targets)})")
+        idle = sorted(r["scenario"] for r in rows if r["strategy"] == adv.name and never_compacted(r))
+        apart = f"; left out, never compacted: {', '.join(idle)}" if idle else ""
+        print(f"{adv.name}: {word}{on} ({adv.games}; target {' or '.join(adv.targets)}{apart})")
     for e in errors:
         print(f"error: {e}", file=sys.stderr)
     missed = [name for name, why in misses.items() if why]

@@ -160,3 +160,21 @@ def test_a_broken_scenario_gets_one_line_per_problem(hand, tmp_path):
     assert code == 2 and "Traceback" not in stderr
     lines = stderr.strip().splitlines()
     assert len(lines) >= 2 and all(line.startswith(f"{bad}:") for line in lines)
+
+
+def test_cells_that_never_compacted_are_left_out_like_the_headline_means():
+    base = {"writer": "offline", "window": "100", "seed": "0"}
+    rows = []
+    for s, adv_goal, comps in (("a", "0.2", "3"), ("b", "1", "0")):
+        rows.append({**base, "scenario": s, "strategy": "full", "oracle": "1", "compactions": "0",
+                     "goal_retention": "1"})
+        rows.append({**base, "scenario": s, "strategy": "user_tail", "oracle": "0", "compactions": comps,
+                     "goal_retention": adv_goal})
+    lines, misses, detail = assess(rows, 0.1)
+    goal = next(x for x in lines if x.adversary == "user_tail" and x.metric == "goal_retention")
+    assert goal.scenarios == 1 and abs(goal.value - 0.2) < 1e-9 and goal.caught
+    assert set(detail["user_tail"]) == {"a"}
+    rows = [r for r in rows if r["scenario"] == "b"]
+    _, misses, _ = assess(rows, 0.1)
+    assert misses["user_tail"] == ["it never compacted on this set (the sessions fit the window), so the set "
+                                   "cannot tell it from the oracle"]
