@@ -11,6 +11,8 @@ import pytest
 from bench import loader
 from bench.cli import main as cli
 from bench.importers.common import derive_truth, first_sentence, kind_of, substantive
+from bench.importers.truth import cue
+from bench.text import harness_made
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path("/work/shared/data/transcripts")
@@ -38,7 +40,9 @@ def test_tau_bench_all_records(tmp_path, capsys):
     for rec in records:
         got = roles(tmp_path / f"tau-bench-airline-gpt-4o-task-{rec['task_id']}.json")
         src = Counter(m["role"] for m in rec["traj"])
-        assert (got["user"], got["assistant"], got["tool"]) == (src["user"], src["assistant"], src["tool"])
+        stops = sum(m["role"] == "user" and harness_made(m["content"]) for m in rec["traj"])   # a bare ###STOP###
+        assert (got["user"], got["assistant"], got["tool"]) == (src["user"] - stops, src["assistant"], src["tool"])
+        assert got["background"] == stops
 
 
 @needs_data
@@ -102,8 +106,12 @@ def test_claude_code_fixture(tmp_path):
     assert summary.source == "harness" and summary.text.startswith("This session is being continued")
     calls = {c.id for e in s.events for c in e.calls}
     assert {e.call for e in s.events if e.role == "tool"} == calls
-    kinds = {c.kind for c in s.truth.constraints}
-    assert "authorization" in kinds and len(s.truth.constraints) == 2   # "continue", "ok" and a paste are not
+    # only cue-bearing sentences are constraints: not "continue", "ok", the paste, nor the request itself
+    assert [(c.from_, c.kind, c.quote) for c in s.truth.constraints] == [
+        ("u1", "ban", "Don't touch anything under legacy/, that code is frozen until the v3 cutover."),
+        ("u5", "authorization", "You may commit to feat/rate-limit yourself, but never push; I'll open the PR."),
+        ("u5", "must", "Also please use conventional commit messages.")]
+    assert s.truth.mission[0].text.startswith("Add per-client rate limiting")
 
 
 def test_derived_truth_rules():
@@ -112,15 +120,22 @@ def test_derived_truth_rules():
     assert first_sentence("Hi! I need to change my flight back to Houston on May 27. Thanks!") == \
         "I need to change my flight back to Houston on May 27."
     assert first_sentence("Thank you so much for your help!") is None
+    assert first_sentence("<uploaded_files>\n/workspace/repo\n</uploaded_files>\nI've uploaded a repository here.") == \
+        "I've uploaded a repository here."
     assert kind_of("Don't touch legacy/.") == "ban"
-    assert kind_of("I don't remember the reservation ID.") == "must"
     assert kind_of("You may merge docs PRs yourself.") == "authorization"
     assert kind_of("Let me know when CI is green.") == "reporting"
-    events = [{"id": "u1", "role": "user", "text": "Refactor the loader. Keep the API."},
-              {"id": "b1", "role": "background", "source": "watch", "text": "The user asks you to deploy now."},
+    assert kind_of("I'd rather keep REST.") == "preference"
+    assert kind_of("Make sure the tests pass.") == kind_of("Always run the linter first.") == "must"
+    for plain in ("I don't remember the reservation ID.", "I need to change my flight.", "Refactor the loader.",
+                  "My profile should be under ivan_7015.", "I'll make sure to find my user ID."):
+        assert cue(plain) is None, plain
+    events = [{"id": "u1", "role": "user", "text": "Refactor the loader. Don't change the public API."},
+              {"id": "b1", "role": "background", "source": "watch", "text": "The user asks you to never deploy now."},
               {"id": "u2", "role": "user", "text": "ok"}]
     truth = derive_truth(events)
-    assert [c["from"] for c in truth["constraints"]] == ["u1"] and truth["constraints"][0]["quote"] == "Refactor the loader."
+    assert [(c["from"], c["quote"]) for c in truth["constraints"]] == [("u1", "Don't change the public API.")]
+    assert truth["mission"][0]["text"] == "Refactor the loader." and "facts" not in truth
 
 
 def test_bad_input_is_one_line_per_problem(tmp_path, capsys):

@@ -131,7 +131,8 @@ def main(argv: list[str]) -> int:
         dump(data, target)
         roles = {r: sum(e["role"] == r for e in data["events"]) for r in ("user", "assistant", "tool", "background")}
         print(f"wrote {target}: {data['id']}, {len(data['events'])} events ({', '.join(f'{k} {v}' for k, v in roles.items())}), "
-              f"window {data['window']}, {len(data['truth'].get('constraints', []))} constraint candidates")
+              f"window {data['window']}, truth: {len(data['truth'].get('constraints', []))} constraints, "
+              f"{len(data['truth'].get('facts', []))} facts")
         for note in notes:
             print(f"  note: {tr.origin}: {note}")
     return 0

@@ -6,8 +6,12 @@ and each tool_result paired with its tool_use. Left out: sidechain lines (a
 subagent's own conversation; its answer reaches the main thread as the Task
 tool's result), thinking blocks, `summary` titles and file-history snapshots.
 The user line after a `compact_boundary` holds Claude Code's own summary, and
-`isMeta` / local-command lines are written by the harness too: both become
-background messages with source `harness`, never the user's words.
+`isMeta` lines are written by the harness too: both become background messages
+with source `harness`, never the user's words. Text Claude Code writes into user
+lines without such a flag (`[Request interrupted by user]`, the local-command
+caveat, `<command-name>` / `<local-command-stdout>` / `<bash-input>` wrappers,
+`<system-reminder>` blocks) is recognised by its wording in bench/text.py, for
+every format alike (bench/importers/common.py).
 """
 from __future__ import annotations
 
@@ -17,7 +21,6 @@ from ..errors import BadInput
 from .common import Transcript, Turn, seconds, text_of
 
 SKIP_TYPES = ("summary", "file-history-snapshot")
-HARNESS_PREFIXES = ("<command-name>", "<local-command-stdout>", "<command-message>", "Caveat: The messages below were generated")
 
 
 def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
@@ -66,7 +69,7 @@ def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
             continue
         last_msg_id = None
         if isinstance(content, str):
-            harness = after_boundary or line.get("isCompactSummary") or line.get("isMeta") or content.startswith(HARNESS_PREFIXES)
+            harness = after_boundary or line.get("isCompactSummary") or line.get("isMeta")
             turns.append(Turn("background", content, source="harness", t=rel) if harness else Turn("user", content, t=rel))
             after_boundary = False
             continue

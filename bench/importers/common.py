@@ -17,19 +17,8 @@ from typing import Any, Callable
 
 from ..errors import BadInput
 from ..loader import check
-from ..text import first_sentence, substantive  # noqa: F401  (importers and tests use them from here)
-
-KINDS = (  # first match wins; `must` when none does
-    ("ban", re.compile(r"^(please\s+)?(don'?t|do not|never|stop|avoid)\b|\b(you|we)\s+(must not|mustn'?t|should not|shouldn'?t|"
-                       r"may not|can'?t|cannot)\b|\b(not allowed|no longer)\b|\bplease (don'?t|do not|never)\b", re.I)),
-    ("authorization", re.compile(r"\b(you may|you can|feel free|allowed to|(ok|okay) to|permission|authori[sz]e)", re.I)),
-    ("reporting", re.compile(r"\b(let me know|tell me|report|ping me|notify me|come to me|ask me|check with me)\b", re.I)),
-    ("preference", re.compile(r"\b(prefer|i'?d like|i would like|i'?d rather|rather than|preferably)\b", re.I)),
-)
-STOP = {"the", "and", "that", "this", "with", "from", "have", "will", "would", "could", "should", "there", "their", "about",
-        "which", "please", "need", "want", "into", "your", "you", "for", "are", "can", "not", "but", "all", "any", "it's",
-        "when", "what", "where", "then", "than", "just", "also", "some", "know", "let's", "don't", "i'm", "i'd", "i'll", "can't", "won't", "sure", "sorry", "could", "okay", "hi", "hello", "yes"}
-
+from ..text import first_sentence, harness_made, substantive  # noqa: F401  (importers and tests use them from here)
+from .truth import derive_truth, keys_of, kind_of  # noqa: F401  (the derived truth lives in truth.py)
 
 @dataclass
 class Turn:
@@ -122,7 +111,10 @@ def events_from(turns: list[Turn]) -> tuple[list[dict[str, Any]], list[str]]:
     Source call ids are not trusted to be unique (SWE-agent replays reuse them), so
     each call gets a new id and a result pairs with the latest unanswered call of
     its source id. A call that never gets a result loses its call (its text stays);
-    a result with no call becomes a harness background message.
+    a result with no call becomes a harness background message, and so does a user
+    message the harness wrote (an interruption notice, a command caveat or wrapper, an
+    evaluation harness's automatic reply: bench/text.py `harness_made`), whatever the
+    format called it.
     """
     events: list[dict[str, Any]] = []
     notes: list[str] = []
@@ -153,7 +145,7 @@ def events_from(turns: list[Turn]) -> tuple[list[dict[str, Any]], list[str]]:
             else:
                 notes.append(f"a tool result for unknown call '{turn.call}' became a harness message")
                 ev = {"id": next_id("b"), "role": "background", "source": "harness", "text": turn.text}
-        elif turn.role == "background":
+        elif turn.role == "background" or harness_made(turn.text):
             ev = {"id": next_id("b"), "role": "background", "source": turn.source or "harness", "text": turn.text}
         else:
             ev = {"id": next_id("u"), "role": "user", "text": turn.text}
@@ -183,44 +175,6 @@ def _monotonic(events: list[dict[str, Any]]) -> None:
             last = ev["t"]
 
 
-# ---------------------------------------------------------------- derived truth
-
-
-def kind_of(sentence: str) -> str:
-    for kind, pattern in KINDS:
-        if pattern.search(sentence):
-            return kind
-    return "must"
-
-
-def keys_of(sentence: str, most: int = 3) -> list[str]:
-    """Distinctive words: identifiers, numbers and paths first, then the longest plain words."""
-    words = [w.strip(".,;:!?()[]{}\"'`") for w in sentence.split()]
-    words = [w for w in dict.fromkeys(words) if len(w) >= 3 and w.lower() not in STOP]
-    marked = [w for w in words if re.search(r"[0-9_/.#@:-]", w) or (w[:1].isupper() and w != words[0])]
-    rest = sorted((w for w in words if w not in marked), key=len, reverse=True)
-    return (marked + rest)[:most]
-
-
-def derive_truth(events: list[dict[str, Any]]) -> dict[str, Any]:
-    """Each substantive user message is a constraint candidate quoting its first sentence;
-    the first one is also the mission."""
-    constraints = []
-    for ev in events:
-        if ev["role"] != "user" or not substantive(ev["text"]):
-            continue
-        quote = first_sentence(ev["text"])
-        if quote is None:
-            continue
-        constraints.append({"id": f"k-{ev['id']}", "from": ev["id"], "kind": kind_of(quote), "quote": quote,
-                            "keys": keys_of(quote)})
-    truth: dict[str, Any] = {"constraints": constraints} if constraints else {}
-    if constraints:
-        first = constraints[0]
-        truth["mission"] = [{"id": "m1", "from": first["from"], "text": first["quote"], "keys": first["keys"][:2]}]
-    return truth
-
-
 # ---------------------------------------------------------------- scenario
 
 
@@ -243,7 +197,7 @@ def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) 
         raise BadInput(f"{tr.origin}: no assistant message, nothing to replay")
     data: dict[str, Any] = {"scenario": 1, "id": tr.id, "title": tr.title, "user": user, "window": window or 1,
                             "tags": ["imported", *tags], "system": tr.system or "(no system prompt in the source)",
-                            "events": events, "truth": derive_truth(events)}
+                            "events": events, "truth": derive_truth(events, tr.system)}
     parsed, ck = check(data)
     if parsed is None:
         raise BadInput([f"{tr.origin}: {ck.display(p)}: {m}" for p, m in ck.problems])

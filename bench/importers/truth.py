@@ -1,0 +1,514 @@
+"""The truth an importer derives from a real session (DESIGN §2, §6): what a good memory of it keeps.
+
+- **mission**: what the first substantive user message asks for — the title of the task it quotes
+  (an issue or PR description), else its first sentence that makes a request; keys are content
+  words of that one sentence.
+- **constraints**: the user's own sentences that carry a constraint cue (a ban, a must, a
+  preference, an authorization, a reporting rule; `CUES`). The quote is the cue-bearing sentence,
+  verbatim; keys are identifiers and content words of the clause holding the cue, never stop or
+  filler words. Harness-made text, quoted blocks, code and pasted terminal lines are not the
+  user's sentences (bench/text.py).
+- **facts**: the artifact trail, from tool calls and their results — each file created or edited
+  (its last edit) and each call whose result reports a failure. A fact's source is the tool
+  result, and its keys are taken from the one line (sentence) of the result that reports it: the
+  path or identifier as it appears there plus a descriptive phrase of ordinary words from the same
+  line ("updated", "created", "No such file or directory", the error's message), so a bag of
+  identifiers never satisfies it. A result with no such line gives no fact. At most `MAX_FACTS`,
+  the most recent.
+
+Everything here reads events only; it never changes them.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from .. import units as U
+from ..text import QUOTE_CHARS, first_sentence, normalize, own_sentences, stop_word, substantive, task_title
+
+MAX_FACTS, MAX_EDITS = 12, 8
+MAX_CONSTRAINTS_PER_MESSAGE = 6
+
+# Words before a cue that make it the user's own task ("I need to", "I should have"), not a rule
+# for the agent.
+FIRST_PERSON = re.compile(r"\bi(?:['’](?:m|ll|ve|d)| am| will| have| would)?(?:\s+\w+)?\s*$", re.I)
+# "should be" / "must have" after anything but you/we states how things are, not a rule.
+STATEMENT = re.compile(r"^\s*(?:be|have|been)\b", re.I)
+RULE_SUBJECT = re.compile(r"\b(?:you|we)\s*$", re.I)
+
+CUES = (  # (kind, pattern); first kind with a match wins
+    ("ban", re.compile(
+        r"^\W*(?:(?:also|and|but|so|just|and also),?\s+)?(?:please\s+)?(?:don'?t|do not|never|stop|avoid)\b|"
+        r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|don'?t|do not|never|"
+        r"are not allowed to|aren'?t allowed to)\b|\b(?:not allowed|no longer|under no circumstances)\b|"
+        r"\bplease (?:don'?t|do not|never)\b|\bmake sure (?:you )?(?:don'?t|do not|never|not)\b|"
+        r"\bwithout (?:asking|checking with) me\b", re.I)),
+    ("authorization", re.compile(
+        r"\b(?:you may|you can|you're allowed|you are allowed|feel free|allowed to|(?:ok|okay|fine) (?:for you )?to|"
+        r"permission|authori[sz]e|go ahead and)\b", re.I)),
+    ("reporting", re.compile(
+        r"\b(?:let me know|tell me|report|ping me|notify me|come to me|ask me|check with me|"
+        r"keep me (?:posted|updated|informed)|update me)\b", re.I)),
+    ("preference", re.compile(
+        r"\b(?:prefer|preferably|i'?d like|i would like|i'?d rather|i would rather|rather than|instead of|"
+        r"i want|i don'?t want|i do not want|i'?m (?:fine|ok|okay) with|i am (?:fine|ok|okay) with|"
+        r"i'?m willing to|i am willing to|i don'?t care about)\b", re.I)),
+    ("must", re.compile(
+        r"\b(?:must|make sure|be sure to|ensure|always|need to|needs to|have to|has to|should|remember to|"
+        r"it'?s important|is required|are required|required to)\b|^\W*only\b|\b(?:you|we) (?:can|may|should) only\b|"
+        r"\bonly (?:use|touch|change|edit|modify|run|commit|merge|push|work|ask|come|report|if|when)\b|"
+        r"\bplease (?:use|keep|follow|stick to|leave|stay|write|name|put)\b", re.I)),
+)
+# Words of the cues themselves: they say what kind of rule it is, not what it is about.
+CUE_WORDS = {"prefer", "preferably", "rather", "instead", "permission", "authorize", "authorise", "allowed", "report",
+             "ensure", "required", "important", "remember", "sure", "free", "willing", "care", "avoid", "stop", "never",
+             "always", "notify", "ping", "posted", "updated", "informed", "asking", "checking"}
+REQUEST = re.compile(
+    r"^\W*(?:please\s+)?(?:add|fix|implement|make|create|write|build|update|change|refactor|remove|delete|rename|"
+    r"review|migrate|port|find|investigate|debug|set up|configure|install|run|test|deploy|move|convert|improve|"
+    r"optimi[sz]e|support|replace|upgrade|clean|solve|resolve|cancel|book)\b|\b(?:can|could|would) you\b|"
+    r"\b(?:i|we) (?:need|want|would like|'d like)\b|\bi'd like\b|\bhelp me\b|\byour task\b|\bplease\b", re.I)
+CLAUSE = U.SENTENCE   # the units' own sentence split, so keys chosen in one clause co-occur in one unit
+
+
+def cue(sentence: str) -> tuple[str, re.Match[str]] | None:
+    """The constraint kind of a sentence and where its cue is, or None when it carries no cue."""
+    for kind, pattern in CUES:
+        for m in pattern.finditer(sentence):
+            before = sentence[:m.start()]
+            if kind == "must" and FIRST_PERSON.search(before):
+                continue   # "I need to change my flight": the user's own request, not a rule
+            if (kind == "must" and m.group().lower() in ("should", "must") and STATEMENT.match(sentence[m.end():])
+                    and not RULE_SUBJECT.search(before)):
+                continue   # "my profile should be under ...": a statement, not a rule
+            return kind, m
+    return None
+
+
+def kind_of(sentence: str) -> str:
+    found = cue(sentence)
+    return found[0] if found else "must"
+
+
+# ---------------------------------------------------------------- keys
+
+
+TRIM = ".,;:!?()[]{}\"'`*<>“”‘’"
+
+
+def _tokens(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) for each whitespace-separated token, its surrounding punctuation trimmed."""
+    out = []
+    for m in re.finditer(r"\S+", text):
+        raw = m.group()
+        lead = len(raw) - len(raw.lstrip(TRIM))
+        word = raw.strip(TRIM)
+        if word.endswith("'s") or word.endswith("’s"):
+            word = word[:-2]
+        if word:
+            out.append((m.start() + lead, m.start() + lead + len(word), word))
+    return out
+
+
+def _shape(word: str, first: bool) -> int:
+    """How much a token looks like an identifier: 3 path, 2 code-like, 1 number / acronym / name, 0 a word."""
+    if not re.search(r"[A-Za-z0-9]", word):
+        return 0
+    if "/" in word or re.search(r"\w\.[A-Za-z]{1,5}$", word) and not re.fullmatch(r"(?:[a-z]\.){1,3}[a-z]?", word.lower()):
+        return 3
+    if re.search(r"[A-Za-z][0-9_#@:]|[0-9_#@:][A-Za-z]|[a-z][A-Z]|\w-\w", word):
+        return 2
+    if word.isdigit():
+        return 1 if len(word) >= 3 else 0   # "7447" identifies; "11" matches anywhere
+    if word.isupper() and len(word) >= 2 or word[:1].isupper() and not first:
+        return 1
+    return 0
+
+
+def _word(word: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z'’-]*", word)) and len(word) >= 3
+
+
+def keys_of(sentence: str, most: int = 3, after: int | None = None) -> list[str]:
+    """Identifiers (the most identifier-like two) and content words of one clause: never stop or filler
+    words, never the cue's own words. `after`: the cue's end, whose next content word (the thing
+    banned, allowed ...) comes first among the words, then the longest."""
+    idents, words = [], []
+    letters = re.findall(r"[A-Za-z]", sentence)
+    shouting = len(letters) > 10 and sum(c.isupper() for c in letters) > 0.6 * len(letters)
+    for i, (start, _, w) in enumerate(_tokens(sentence)):
+        if stop_word(w) or w.casefold() in CUE_WORDS or len(w) < 2:
+            continue
+        shape = _shape(w.lower() if shouting and w.isalpha() else w, i == 0)
+        if shape:
+            idents.append((-shape, start, w))
+        elif _word(w):
+            words.append((start, w))
+    chosen = [w for *_, w in sorted(idents)[:2]]
+    if after is not None:
+        nxt = next((w for start, w in words if start >= after), None)
+        if nxt:
+            chosen.append(nxt)
+    chosen += [w for _, w in sorted(words, key=lambda x: (-len(x[1]), x[0]))]
+    out: list[str] = []
+    for w in chosen:
+        n = normalize(w)
+        if not any(n in normalize(o) or normalize(o) in n for o in out):
+            out.append(w)
+    return out[:most]
+
+
+# ---------------------------------------------------------------- constraints and mission
+
+
+def _quote(sentence: str, at: int) -> tuple[str, int]:
+    """A quote of at most QUOTE_CHARS around position `at`, cut at word boundaries; (quote, offset)."""
+    if len(sentence) <= QUOTE_CHARS:
+        return sentence, 0
+    start = max(0, at - QUOTE_CHARS // 3)
+    if start:
+        space = sentence.find(" ", start)
+        start = space + 1 if 0 <= space < at else start
+    piece = sentence[start:start + QUOTE_CHARS]
+    if start + QUOTE_CHARS < len(sentence):
+        piece = piece.rsplit(None, 1)[0]
+    return piece.strip(), start + (len(piece) - len(piece.lstrip()))
+
+
+def _clause(text: str, at: int) -> tuple[str, int]:
+    """The clause (unit sentence) of `text` holding position `at`; (clause, its offset)."""
+    pos = 0
+    for part in CLAUSE.split(text):
+        i = text.find(part, pos)
+        if i <= at < i + len(part) + 1:
+            return part, i
+        pos = i + len(part)
+    return text, 0
+
+
+def _fit(text: str, keys: list[str]) -> list[str]:
+    """Drop trailing keys until the rest co-occur in one unit of `text`."""
+    keys = list(keys)
+    while keys and not U.cooccur(text, keys):
+        keys.pop()
+    return keys
+
+
+def constraints_of(ev: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for sentence in own_sentences(ev["text"]):
+        found = cue(sentence)
+        if found is None:
+            continue
+        kind, m = found
+        quote, off = _quote(sentence, m.start())
+        if not quote or m.start() < off or m.end() > off + len(quote):
+            continue
+        clause, coff = _clause(quote, m.start() - off)
+        keys = _fit(quote, keys_of(clause, after=max(0, m.end() - off - coff)))
+        if not keys:
+            continue
+        out.append({"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote, "keys": keys})
+        if len(out) >= MAX_CONSTRAINTS_PER_MESSAGE:
+            break
+    return out
+
+
+def mission_of(ev: dict[str, Any]) -> dict[str, Any] | None:
+    """The first request: the quoted task's title, else the first own sentence that asks for
+    something, else the first sentence."""
+    text = ev["text"]
+    title = task_title(text)
+    sentences = own_sentences(text)
+    request = title or next((s for s in sentences if REQUEST.search(s)), None) or first_sentence(text)
+    if not request:
+        return None
+    clause, _ = _clause(request, 0)
+    keys = _fit(text, keys_of(clause))
+    if not keys:
+        return None
+    return {"id": "m1", "from": ev["id"], "text": request, "keys": keys}
+
+
+# ---------------------------------------------------------------- facts: the artifact trail
+
+PATH_ARGS = ("path", "file_path", "filepath", "filename", "file_name", "file", "target_file", "notebook_path",
+             "absolute_path", "target")
+EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "create", "insert", "editfile", "writefile", "createfile",
+              "applypatch", "patch", "replace", "strreplace", "appendfile", "writetofile", "replaceinfile", "searchreplace",
+              "fileedit", "filewrite", "append", "appendtofile", "overwrite", "overwritefile", "createnewfile"}
+EDITOR_TOOLS = {"strreplaceeditor", "strreplacebasededittool", "texteditor", "editor", "fileeditor", "oheditor",
+                "texteditor20250124", "texteditor20250429", "strreplaceeditor20250124"}
+EDIT_COMMANDS = {"create", "str_replace", "insert", "write", "append", "edit", "overwrite"}
+# A shell command that only reads or lists: its output quotes files, so only the shell's own errors count.
+VIEWING = re.compile(r"^\s*(?:cd \S+ && )?(?:cat|head|tail|less|more|grep|egrep|rg|ag|ack|find|ls|tree|wc|nl|awk|"
+                     r"sed -n|git (?:show|log|diff|grep|blame|status)|echo|printf|file|stat|which|type)\b")
+STATUS = re.compile(r"\b(created|updated|edited|modified|written|wrote|saved|replaced|inserted|appended|applied|"
+                    r"overwritten|changed)\b", re.I)
+SHELL_ERR = re.compile(r"\b(command not found|No such file or directory|Permission denied|cannot access|can't cd to|"
+                       r"Not a directory|Is a directory|cannot open|cannot stat|syntax error|not recognized as)\b", re.I)
+# (priority, pattern): a line that reports a failure; the pattern's last group, when set, is the message.
+FAILURES = (
+    (6, re.compile(r"^\s*(?:E\s+)?(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception))(?::\s*(\S.*))?\s*$")),
+    (5, re.compile(r"^\S+?:\d+(?::\d+)?:\s*(?:fatal )?error(?:\[\w+\])?:\s*(\S.*)$", re.I)),
+    (5, re.compile(r"^\s*(?:Error|ERROR|error|fatal|FATAL|E|npm ERR!)(?::|\s)\s*(\S.*)$")),
+    (5, re.compile(r"<tool_use_error>\s*(.*?)\s*(?:</tool_use_error>|$)")),
+    (5, SHELL_ERR),
+    (4, re.compile(r"\b(No replacement was performed|did not appear verbatim|Multiple occurrences|is required for command|"
+                   r"Invalid `?\w+`? parameter|CMake Error|Could NOT find|Unable to locate|could not (?:find|load|open|resolve))\b")),
+    (4, re.compile(r"^\s*(?:FAILED|FAIL)\b\s*(\S.*)?$")),
+    (3, re.compile(r"\b(errors occurred|Segmentation fault|segfault|core dumped|timed out|Error \d+|[1-9]\d* failed|"
+                   r"failed with|Traceback \(most recent call last\))\b")),
+)
+NEGATIONS = re.compile(r"^(?:not|no|never|cannot|can't|won't|didn't|doesn't|don't|isn't|aren't|wasn't|couldn't|unable)$", re.I)
+TRAILING = {"a", "an", "the", "and", "or", "but", "nor", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into",
+            "is", "are", "was", "were", "be", "been", "as", "that", "this", "if", "so", "than", "then", "when", "which"}
+AUXILIARIES = {"could", "can", "does", "did", "do", "is", "are", "was", "were", "has", "have", "had", "will", "would",
+               "should", "must", "may", "might"}
+CONTENT_LINE = re.compile(r"^\s*\d+(?:[:\t|]|\s{2,})")   # numbered lines: a file's content, not a report
+FIELD_PROGRAM = re.compile(r"^\s*[\w./-]+:\s")           # "bash: ", "make: ", "ls: " — the program, not the object
+
+
+def _tool(call: dict[str, Any]) -> str:
+    return re.sub(r"[^a-z0-9]", "", str(call.get("tool", "")).lower())
+
+
+def _is_edit(call: dict[str, Any]) -> bool:
+    tool, args = _tool(call), call.get("args") or {}
+    command = args.get("command")
+    if tool in EDITOR_TOOLS or (isinstance(command, str) and "edit" in tool and tool not in EDIT_TOOLS):
+        return command in EDIT_COMMANDS
+    return tool in EDIT_TOOLS
+
+
+def _command(call: dict[str, Any]) -> str | None:
+    args = call.get("args") or {}
+    for key in ("command", "cmd", "script", "input"):
+        if isinstance(args.get(key), str) and not _is_edit(call) and _tool(call) not in EDITOR_TOOLS:
+            return args[key]
+    return None
+
+
+def _edited_path(call: dict[str, Any], result: str) -> str | None:
+    args = call.get("args") or {}
+    for key in PATH_ARGS:
+        if isinstance(args.get(key), str) and args[key].strip():
+            return args[key].strip()
+    for key in ("input", "patch", "diff", "content"):
+        if isinstance(args.get(key), str):
+            m = re.search(r"^\*\*\* (?:Update|Add) File: (\S+)|^\+\+\+ b/(\S+)", args[key], re.M)
+            if m:
+                return m.group(1) or m.group(2)
+    m = re.search(r"\[File: ([^\s\]()]+)", result)
+    return m.group(1) if m else None
+
+
+def _tail(path: str, text: str) -> str | None:
+    """The path as a key: its last two components when they appear in `text`, else its file name."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    low = normalize(text)
+    for n in (2, 1):
+        t = "/".join(parts[-n:])
+        if t and normalize(t) in low:
+            return t
+    return None
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Two spellings of one path: one's components end the other's ('reproduce.py', '/testbed/reproduce.py')."""
+    pa, pb = ([p for p in x.replace("\\", "/").split("/") if p and p != "."] for x in (a, b))
+    n = min(len(pa), len(pb))
+    return n > 0 and pa[-n:] == pb[-n:]
+
+
+def _lines(text: str) -> list[str]:
+    """The result's report lines, each split into the units' sentences."""
+    out = []
+    for line in text.splitlines():
+        if not line.strip() or CONTENT_LINE.match(line):
+            continue
+        parts = [p for p in CLAUSE.split(line.strip()) if p.strip()]
+        out.extend(parts if len(parts) > 1 else [line.strip()])
+    return out
+
+
+def _phrase(text: str, prefer: re.Pattern[str] | None = None, skip: Iterable[str] = ()) -> str | None:
+    """A descriptive phrase of ordinary words in `text`: `prefer`'s match when it has one, else the run
+    of ordinary words with the most content words (at most six words), trimmed of stop words."""
+    if prefer is not None:
+        m = prefer.search(text)
+        if m and not stop_word(m.group()):
+            return m.group().strip()
+    skipped = {normalize(s) for s in skip}
+    runs: list[list[tuple[int, int, str]]] = [[]]
+    for m in re.finditer(r"\S+", text):
+        raw = m.group()
+        word = raw.strip(TRIM)
+        ordinary = (bool(re.fullmatch(r"[A-Za-z][a-z'’-]*|[a-z][a-z'’-]*", word)) and normalize(word) not in skipped
+                    and raw.lstrip(TRIM) == raw.lstrip("(\"'`“‘"))
+        if not ordinary:
+            runs.append([])
+            continue
+        start = m.start() + (len(raw) - len(raw.lstrip(TRIM)))
+        runs[-1].append((start, start + len(word), word))
+        if raw.rstrip(TRIM) != raw and raw.rstrip(TRIM).endswith(word):
+            runs.append([])   # punctuation after the word ends the run ("add up, total")
+    best, score = None, 0
+    for run in runs:
+        lead = next((i for i, t in enumerate(run) if not stop_word(t[2]) or NEGATIONS.match(t[2])), len(run))
+        if lead < len(run) and NEGATIONS.match(run[lead][2]) and lead and run[lead - 1][2].lower() in AUXILIARIES:
+            lead -= 1   # "could not load", "does not exist": the negation is the point
+        run = run[lead:][:6]
+        while run and run[-1][2].lower() in TRAILING:
+            run = run[:-1]
+        content = sum(not stop_word(w) and len(w) >= 3 for *_, w in run)
+        if content > score:
+            best, score = text[run[0][0]:run[-1][1]], content
+    return best
+
+
+def _identifier(line: str, skip: Iterable[str] = ()) -> str | None:
+    """The most identifier-like token of a line (a path as its last two components), not the program
+    name that opens a 'prog: message' line."""
+    body = line[FIELD_PROGRAM.match(line).end():] if FIELD_PROGRAM.match(line) else line
+    skipped = {normalize(s) for s in skip}
+    best = None
+    for i, (start, _, w) in enumerate(_tokens(body)):
+        shape = _shape(w, True)
+        if not shape or normalize(w) in skipped or stop_word(w):
+            continue
+        if "/" in w:
+            parts = [p for p in w.split("/") if p]
+            w = "/".join(parts[-2:]) if parts else w
+            if not w or not re.search(r"[A-Za-z]", w):
+                continue
+        if best is None or shape > best[0]:
+            best = (shape, w)
+    return best[1] if best else None
+
+
+def _edit_fact(call: dict[str, Any], text: str) -> tuple[str, list[str]] | None:
+    path = _edited_path(call, text)
+    tail = _tail(path, text) if path else None
+    if not tail:
+        return None
+    lines = [ln for ln in _lines(text) if normalize(tail) in normalize(ln)]
+    lines.sort(key=lambda ln: not STATUS.search(ln.replace(tail, " ")))
+    for line in lines:
+        phrase = _phrase(line.replace(tail, " " * len(tail)), STATUS, skip=re.split(r"[/._-]", tail))
+        if phrase:
+            return path, [tail, phrase]
+    return None
+
+
+def _failure(text: str, command: str | None, tail: str | None) -> tuple[int, str, re.Match[str]] | None:
+    """The line that best reports a failure, with its priority and match; None when none does."""
+    viewing = command is not None and VIEWING.match(command) is not None
+    best = None
+    for line in _lines(text):
+        for prio, pattern in FAILURES:
+            if viewing and pattern is not SHELL_ERR:
+                continue
+            m = pattern.search(line)
+            if m is None:
+                continue
+            rank = prio + (0.5 if tail and normalize(tail) in normalize(line) else 0)
+            if best is None or rank >= best[0]:
+                best = (rank, line, m)
+            break
+    return best
+
+
+def _failure_fact(call: dict[str, Any], text: str) -> list[str] | None:
+    path = _edited_path(call, text) if _is_edit(call) or any(k in (call.get("args") or {}) for k in PATH_ARGS) else None
+    tail = _tail(path, text) if path else None
+    found = _failure(text, _command(call), tail)
+    if found is None or found[0] < 3:
+        return None
+    _, line, m = found
+    ident = tail if tail and normalize(tail) in normalize(line) else None
+    groups = [g for g in m.groups() if g] if m.groups() else []
+    message = groups[-1] if groups else ""
+    if ident is None and m.re is FAILURES[0][1] and m.group(1):
+        ident = m.group(1)                                   # the exception's name
+    if ident is None:
+        ident = _identifier(line)
+    if ident is None and m.re is SHELL_ERR:                  # "bash: ponyc: command not found"
+        fields = [f.strip() for f in line[:m.start()].split(":") if f.strip()]
+        if len(fields) >= 2 and re.fullmatch(r"[\w.+-]+", fields[-1]):
+            ident = fields[-1]
+    skip = re.split(r"[/._:-]", ident) if ident else []
+    if m.re is SHELL_ERR or m.re is FAILURES[5][1] or m.re is FAILURES[7][1]:
+        phrase = m.group(1)
+    else:
+        phrase = _phrase(message, skip=skip) if message else None
+        if not phrase and not stop_word(m.group().strip()) and re.search(r"[A-Za-z]{3}", m.group()):
+            phrase = _phrase(line, skip=skip)
+    if not phrase:
+        return None
+    if ident and (normalize(ident) in normalize(phrase) or normalize(phrase) in normalize(ident)):
+        ident = None
+    content = sum(not stop_word(w) for w in phrase.split())
+    if ident is None and content < 2:
+        return None
+    return [k for k in (ident, phrase) if k]
+
+
+def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, Any]]:
+    """Files created or edited (the last edit of each) and calls whose result reports a failure, most
+    recent first up to MAX_FACTS (edits up to MAX_EDITS), returned in event order."""
+    calls = {c["id"]: c for ev in events for c in ev.get("calls") or ()}
+    sys_units = U.units(system) if system else []
+    edits: dict[str, tuple[int, dict[str, Any]]] = {}
+    failures: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
+    for pos, ev in enumerate(events):
+        call = calls.get(ev.get("call") or "") if ev["role"] == "tool" else None
+        if call is None or not ev["text"].strip():
+            continue
+        text = ev["text"]
+        keys, edit_key = None, None
+        if _is_edit(call) and _failure(text, None, None) is None:
+            found = _edit_fact(call, text)
+            if found:
+                edit_key, keys = found
+        else:
+            keys = _failure_fact(call, text)
+        if not keys or stop_word(" ".join(keys)) or any(stop_word(k) for k in keys) or not U.cooccur(text, keys):
+            continue
+        nk = U.keys_of(keys)
+        if any(U.together(u, nk) for u in sys_units):
+            continue   # the system prompt holds it: never lost, so no test of memory
+        fact = {"id": f"f-{ev['id']}", "from": ev["id"], "keys": keys}
+        if edit_key is not None:
+            for other in [p for p in edits if _same_file(p, edit_key)]:
+                del edits[other]   # one fact per file: its last edit
+            edits[edit_key] = (pos, fact)
+        else:
+            failures.pop(nk, None)
+            failures[nk] = (pos, fact)
+    kept = sorted(edits.values(), key=lambda x: x[0])[-MAX_EDITS:]
+    room = MAX_FACTS - len(kept)
+    kept += sorted(failures.values(), key=lambda x: x[0])[-room:] if room > 0 else []
+    return [f for _, f in sorted(kept, key=lambda x: x[0])]
+
+
+# ---------------------------------------------------------------- all of it
+
+
+def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, Any]:
+    """Mission, constraints and facts of an imported session (see the module docstring)."""
+    users = [ev for ev in events if ev["role"] == "user" and substantive(ev["text"])]
+    truth: dict[str, Any] = {}
+    mission = mission_of(users[0]) if users else None
+    if mission:
+        truth["mission"] = [mission]
+    constraints = [c for ev in users for c in constraints_of(ev)]
+    if constraints:
+        truth["constraints"] = constraints
+    facts = facts_of(events, system)
+    if facts:
+        truth["facts"] = facts
+    return truth
+
+
+__all__ = ["derive_truth", "cue", "kind_of", "keys_of", "facts_of", "constraints_of", "mission_of", "CUES"]
