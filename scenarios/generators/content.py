@@ -50,7 +50,7 @@ def code_line(rng: random.Random, lang: str) -> str:
             f"    {n} = self.{f.lower()}({v}, timeout={k})",
             f"    if not {n}.is_active:\n        raise {n.capitalize()}Error(f\"{n} {{{n}.id}} inactive\")",
             f"    for {v} in {n}s[:{k}]:",
-            f"    log.info(\"{f} done\", extra={{\"{n}\": {n}.id, \"ms\": elapsed}})",
+            f"    log.info(\"{f} ok\", extra={{\"{n}\": {n}.id, \"ms\": elapsed}})",
             f"    return {{\"{n}\": {n}.id, \"count\": len({v}s)}}",
             f"def {f.lower()}_{n}(self, {v}_id: int, *, retries: int = {k % 7}) -> {n.capitalize()}:",
         ))
@@ -66,7 +66,7 @@ def code_line(rng: random.Random, lang: str) -> str:
         f"  const {n} = await this.{f[0].lower() + f[1:]}({v}Id, {{ timeout: {k} }});",
         f"  if (!{n}) throw new NotFoundError(`{n} ${{{v}Id}} not found`);",
         f"  for (const {v} of {n}s.slice(0, {k})) {{",
-        f"  logger.debug('{f} done', {{ {n}Id: {n}.id, ms: Date.now() - start }});",
+        f"  logger.debug('{f} ok', {{ {n}Id: {n}.id, ms: Date.now() - start }});",
         f"  return {{ {n}: {n}.id, count: {v}s.length }};",
         f"export async function {f[0].lower() + f[1:]}({v}Id: string, retries = {k % 7}): Promise<{n.capitalize()}> {{",
     ))

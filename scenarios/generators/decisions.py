@@ -25,7 +25,8 @@ DECISIONS = (
     ("d-locks", "Use Postgres advisory locks for the order number sequence, not Redis locks: Redis failover lost a lock last year.",
      ["advisory locks"], ["Redis locks"], "What lock protects the order number sequence?", "advisory lock", "Redis lock"),
 )
-TASKS = ("orders table migration", "POST /orders", "GET /orders", "GET /orders/:id", "PATCH /orders/:id", "order number sequence",
+# Item ids are named as tasks, so no id is a prefix of another ('GET /orders' would also be found in 'GET /orders/:id').
+TASKS = ("orders table migration", "POST /orders", "GET /orders listing", "GET /orders/:id", "PATCH /orders/:id", "order number sequence",
          "refunds on orders", "bulk orders endpoint", "webhooks for order events", "OpenAPI spec", "SDK regeneration",
          "load test", "docs examples")
 
@@ -35,9 +36,10 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
     rng, user = s.rng, s.user_name
     scale = s.scale
     tasks = list(TASKS)
-    u1 = s.user(f"Build the public Orders API. Work through these in order: {'; '.join(tasks)}. Ask me before any breaking change "
+    u1 = s.user(f"Build the public Orders API. Work through these in order: {', '.join(tasks)}. Ask me before any breaking change "
                 f"to an existing endpoint.", dt=0)
-    s.mission("m-orders", u1, f"build the public Orders API: {len(tasks)} tasks in order", ["Orders API"])
+    s.mission("m-orders", u1, f"build the public Orders API: {len(tasks)} tasks in order, {tasks[0]} to {tasks[-1]}",
+              [tasks[0], tasks[-1]])
     s.constraint("c-breaking", u1, "must", "Ask me before any breaking change to an existing endpoint", ["breaking change"])
     decided: list[tuple[str, str]] = []
     for did, text, keys, rejected, *_ in DECISIONS:
@@ -65,7 +67,7 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
                 s.act("Tests.", "run", {"cmd": "npm test -- orders"}, C.ci_log(rng, "orders", max(10, int(80 * scale)), fails))
         step()
         pad(s, budget - 200, step)
-        end, _ = s.act(f"Committing {name}.", "git", {"args": ["commit", "-am", f"orders: {name}"]},
+        end, _ = s.act(f"{name} done; committing it.", "git", {"args": ["commit", "-am", f"orders: {name}"]},
                        f"[orders-api {C.sha(rng)}] orders: {name}")
         return end
 

@@ -38,7 +38,7 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
 
     def inspect(i: int, stage: str, budget: int) -> str:
         planted = {big // 2: f'{{"ts":"2026-03-14T02:11:09Z","level":"warn","svc":"{stage}","msg":"{key}"}}'} if i == culprit else {}
-        _, r = s.act(f"Full log of {stage}.", "run", {"cmd": f"kubectl logs job/export-{stage} --tail=-1"},
+        _, r = s.act(f"Next stage: {stage}. Reading its full log.", "run", {"cmd": f"kubectl logs job/export-{stage} --tail=-1"},
                      C.app_log(rng, stage, big, planted))
         if planted:
             s.fact("f-dedupe", r, [key])
@@ -52,9 +52,12 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
         if i == culprit + 1:
             s.act("Reloading the incident-debugging skill.", "load_skill", {"name": "incident-debugging"},
                   skill_text(rng, "incident-debugging", window / 64000), skill="incident-debugging")
-        return s.say(f"{stage}: " + ("row counts drop here." if i == culprit else "row counts match the previous stage."))
+        found = "row counts drop here" if i == culprit else "row counts match the previous stage"
+        after = f"; next: {stages[i + 1]}" if i + 1 < len(stages) else ""
+        return s.say(f"{stage} done: {found}{after}.")
 
-    done = run(s, list(STAGES), inspect, target - 1500, probes=2, noun="stage", why="pipeline order")
+    stages = list(STAGES)
+    done = run(s, stages, inspect, target - 1500, probes=2, noun="stage", why="pipeline order")
     s.workstream("w-stages", u1, "pipeline stages", done)
     end = s.say(f"{user}: the rows go missing in dedupe. {key}; the key should include order_id.")
     s.probe("p-key", done[-1][1], "recall", "Which stage drops the rows, and what exactly did its log say?", ["dedupe", "collapsed"], [],

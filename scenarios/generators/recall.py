@@ -28,7 +28,7 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
     line = rng.randint(60, 140)
     u1 = s.user("The edge proxy crashes a few times an hour in prod with ECONNRESET storms and then a segfault in the native TLS binding. "
                 "Find the cause and fix it. Run the linter first so we know the baseline.", dt=0)
-    s.mission("m-crash", u1, "find and fix the edge proxy crash", ["crash"])
+    s.mission("m-crash", u1, "find and fix the edge proxy crash", ["edge proxy crashes", "segfault"])
     s.act("Loading the incident-debugging skill.", "load_skill", {"name": "incident-debugging"},
           skill_text(rng, "incident-debugging", scale), skill="incident-debugging")
     warn = f"src/net/bar.ts:{line}:7  warning  'retries' is reassigned inside the loop, so the backoff never grows  no-param-reassign"
@@ -46,7 +46,7 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
     errno = f"ERR_SSL_{rng.choice(('DECRYPTION_FAILED', 'BAD_RECORD_MAC', 'WRONG_VERSION_NUMBER'))}"
 
     def hunt(i: int, hyp: str, budget: int) -> str:
-        s.say(f"Hypothesis {i + 1}: {hyp}.")
+        s.say(f"Next hypothesis ({i + 1} of {len(hyps)}): {hyp}.")
 
         def evidence() -> None:
             pick = rng.random()
@@ -64,17 +64,19 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
             _, r = s.act("Bisecting the regression window.", "git", {"args": ["bisect", "run", "npm run repro:tls"]},
                          f"{bad} is the first bad commit\ncommit {bad}\nAuthor: {rng.choice(C.PEOPLE)}\n\n    Reuse TLS sessions across upstream pools\n\n"
                          f" src/tls/session_cache.ts | 48 ++++++---\n 1 file changed")
-            s.fact("f-bisect", r, [bad])
+            s.fact("f-bisect", r, [bad, "first bad commit"])
             _, r2 = s.act("Reproducing with the bad commit.", "run", {"cmd": "npm run repro:tls"},
                           f"Error: {errno}: decryption failed or bad record mac\n" + C.stack_trace(rng, "ts", frames=6))
-            s.fact("f-errno", r2, [errno])
-            return s.say(f"Confirmed: {hyp} is the cause, introduced by {bad}; it fails with {errno}.")
+            s.fact("f-errno", r2, [errno, "decryption failed or bad record mac"])
+            after = f" Next: {hyps[i + 1]}, the last open hypothesis, to rule out a second cause." if i + 1 < len(hyps) else ""
+            return s.say(f"Confirmed: {hyp} is the cause, introduced by {bad}; it fails with {errno}.{after}")
         return s.say(f"Ruled out: {hyp}.")
 
     hyps = list(HYPOTHESES)
     bisect_i = len(hyps) - 2
+    listed = s.say("Open hypotheses, in the order I will test them: " + "; ".join(f"{k}) {h}" for k, h in enumerate(hyps, 1)) + ".")
     done = run(s, hyps, hunt, target - 2500, probes=2, noun="hypothesis", why="the list of open hypotheses")
-    s.workstream("w-hypotheses", u1, "crash hypotheses", done)
+    s.workstream("w-hypotheses", listed, "crash hypotheses", done)
     fix, _ = s.act("Fixing: separate TLS session caches per upstream pool.", "edit", {"path": "src/tls/session_cache.ts"},
                    "Edited src/tls/session_cache.ts (22 lines)")
     s.act("Burst test after the fix.", "run", {"cmd": "k6 run load/burst.js --vus 400"}, C.metrics_table(rng, "edge-staging", 20))

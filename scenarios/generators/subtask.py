@@ -18,11 +18,14 @@ ROUTES = ("GET /v1/invoices", "POST /v1/invoices", "GET /v1/invoices/:id", "PATC
           "POST /v1/customers", "GET /v1/customers/:id/usage", "POST /v1/refunds", "GET /v1/refunds/:id", "POST /v1/webhooks",
           "DELETE /v1/webhooks/:id", "GET /v1/reports/monthly", "POST /v1/exports", "GET /v1/exports/:id")
 
+# (the user's ask, the subtask's item id as the texts name it, command, output, commit subject, the agent's last words)
 SUBTASKS = (
-    ("the build on main is broken by a stale generated client; regenerate it first", "npm run gen:client",
-     "Generated src/client (214 files). Build: ok", "Regenerated the API client; main builds again. Task complete."),
-    ("write the shared Fastify auth hook first, the remaining routes all need it", "edit src/hooks/auth.ts",
-     "Created src/hooks/auth.ts (61 lines); tests: 9 passed", "The shared auth hook is written and tested. Task complete."),
+    ("the build on main is broken by a stale generated client; regenerate it first", "generated client", "npm run gen:client",
+     "Generated src/client (214 files). Build: ok", "regenerate the stale API client",
+     "The generated client is regenerated; main builds again. Task complete."),
+    ("write the shared Fastify auth hook first, the remaining routes all need it", "auth hook", "edit src/hooks/auth.ts",
+     "Created src/hooks/auth.ts (61 lines); tests: 9 passed", "add the shared Fastify auth hook",
+     "The shared auth hook is written and tested. Task complete."),
 )
 
 
@@ -40,14 +43,14 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
     hooks: dict[int, list] = {}
 
     def subtask(k: int, resume: str) -> None:
-        ask, cmd, out, finish = SUBTASKS[k]
+        ask, item, cmd, out, subject, finish = SUBTASKS[k]
         u = s.user(f"Before the next route: {ask}.")
         s.act("On it.", "run", {"cmd": cmd}, out + "\n" + C.ci_log(rng, "build", max(6, int(30 * scale))))
         commit = C.sha(rng)
-        aid, r = s.act("Committing.", "git", {"args": ["commit", "-am", ask[:50]]}, f"[port/fastify {commit}] {ask[:50]}")
-        s.fact(f"f-sub-{k + 1}", r, [commit])
+        aid, r = s.act("Committing.", "git", {"args": ["commit", "-am", subject]}, f"[port/fastify {commit}] {subject}")
+        s.fact(f"f-sub-{k + 1}", r, [commit, subject])
         end = s.say(finish)
-        s.workstream(f"w-sub-{k + 1}", u, ask.split(";")[0][:60], [(f"sub-{k + 1}", aid)])
+        s.workstream(f"w-sub-{k + 1}", u, ask.split(";")[0][:60], [(item, aid)])
         s.probe(f"p-trap-{k + 1}", end, "continuation", "Is the job finished? What is the next step?", [resume],
                 ["all done", "nothing left", "the job is finished"],
                 f"Not finished: the subtask is done, the port continues with {resume}.")

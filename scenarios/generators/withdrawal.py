@@ -64,9 +64,10 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
         team = flag.split(".")[0]
         last = rng.randint(95, 400)
         _, r = s.act(f"Checking {flag}.", "flags", {"args": ["show", flag]},
-                     f"flag: {flag}\nowner: team-{team}\nstate: 100% on\nlast evaluated: {last} days ago\ncreated: 2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}")
+                     f"{flag}: 100% on, last evaluated {last} days ago\nowner: team-{team}\n"
+                     f"created: 2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}")
         if i == 0:
-            s.fact("f-first-flag", r, [flag, f"last evaluated: {last} days ago"])
+            s.fact("f-first-flag", r, [flag, f"last evaluated {last} days ago"])
 
         def search() -> None:
             hits = "\n".join(f"{C.path(rng, 'ts')}:{rng.randint(5, 400)}:  if (flags.isOn('{flag}')) {{" for _ in range(max(4, int(24 * scale))))
@@ -76,8 +77,9 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
         if team == "growth" and i >= withdraw_i:
             s.say(f"{flag} is a growth flag; per your rule I am asking first. It was last evaluated {last} days ago.")
             s.user(rng.choice(("Fine, archive that one.", "Go ahead.", "Yes, that experiment is long over.")))
-        end, _ = s.act(f"Removing {flag}.", "flags", {"args": ["archive" if team == "growth" and i >= withdraw_i else "delete", flag]},
-                       f"{flag}: done")
+        how = "archive" if team == "growth" and i >= withdraw_i else "delete"
+        end, _ = s.act(f"{flag} done: code paths removed, now {how[:-1]}ing the flag.", "flags", {"args": [how, flag]},
+                       f"{flag}: {how}d")
         if i % 5 == 4 and i < report_i:
             s.act("Posting the five-flag summary.", "run", {"cmd": "slack post '#flags' 'cleanup: 5 more flags removed'"}, "posted to #flags")
         return end
