@@ -72,8 +72,10 @@ CLAUSE = U.SENTENCE   # the units' own sentence split, so keys chosen in one cla
 
 
 def cue(sentence: str) -> tuple[str, re.Match[str]] | None:
-    """The constraint kind of a sentence and where its cue is, or None when it carries no cue."""
-    for kind, pattern in CUES:
+    """The constraint kind of a sentence and where its cue is (the earliest cue; on a tie, the first
+    kind in CUES), or None when it carries no cue."""
+    best: tuple[int, int, str, re.Match[str]] | None = None
+    for rank, (kind, pattern) in enumerate(CUES):
         for m in pattern.finditer(sentence):
             before = sentence[:m.start()]
             if kind == "must" and FIRST_PERSON.search(before):
@@ -81,8 +83,10 @@ def cue(sentence: str) -> tuple[str, re.Match[str]] | None:
             if (kind == "must" and m.group().lower() in ("should", "must") and STATEMENT.match(sentence[m.end():])
                     and not RULE_SUBJECT.search(before)):
                 continue   # "my profile should be under ...": a statement, not a rule
-            return kind, m
-    return None
+            if best is None or (m.start(), rank) < best[:2]:
+                best = (m.start(), rank, kind, m)
+            break
+    return (best[2], best[3]) if best else None
 
 
 def kind_of(sentence: str) -> str:
@@ -129,15 +133,16 @@ def _word(word: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z][A-Za-z'’-]*", word)) and len(word) >= 3
 
 
-def keys_of(sentence: str, most: int = 3, after: int | None = None) -> list[str]:
+def keys_of(sentence: str, most: int = 3, after: int | None = None, skip=lambda key: False) -> list[str]:
     """Identifiers (the most identifier-like two) and content words of one clause: never stop or filler
-    words, never the cue's own words. `after`: the cue's end, whose next content word (the thing
-    banned, allowed ...) comes first among the words, then the longest."""
+    words, never the cue's own words, never a word `skip` rejects (one the system prompt holds).
+    `after`: the cue's end, whose next content word (the thing banned, allowed ...) comes first among
+    the words, then the longest."""
     idents, words = [], []
     letters = re.findall(r"[A-Za-z]", sentence)
     shouting = len(letters) > 10 and sum(c.isupper() for c in letters) > 0.6 * len(letters)
     for i, (start, _, w) in enumerate(_tokens(sentence)):
-        if stop_word(w) or w.casefold() in CUE_WORDS or len(w) < 2:
+        if stop_word(w) or w.casefold() in CUE_WORDS or len(w) < 2 or skip(w):
             continue
         shape = _shape(w.lower() if shouting and w.isalpha() else w, i == 0)
         if shape:
@@ -194,7 +199,9 @@ def _fit(text: str, keys: list[str]) -> list[str]:
     return keys
 
 
-def constraints_of(ev: dict[str, Any]) -> list[dict[str, Any]]:
+def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dict[str, Any]]:
+    """The cue-bearing sentences of one user message (at most MAX_CONSTRAINTS_PER_MESSAGE); a sentence
+    the system prompt repeats is left out (it could never be lost)."""
     out = []
     for sentence in own_sentences(ev["text"]):
         found = cue(sentence)
@@ -202,10 +209,10 @@ def constraints_of(ev: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         kind, m = found
         quote, off = _quote(sentence, m.start())
-        if not quote or m.start() < off or m.end() > off + len(quote):
+        if not quote or m.start() < off or m.end() > off + len(quote) or in_system(quote):
             continue
         clause, coff = _clause(quote, m.start() - off)
-        keys = _fit(quote, keys_of(clause, after=max(0, m.end() - off - coff)))
+        keys = _fit(quote, keys_of(clause, after=max(0, m.end() - off - coff), skip=in_system))
         if not keys:
             continue
         out.append({"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote, "keys": keys})
@@ -214,7 +221,7 @@ def constraints_of(ev: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def mission_of(ev: dict[str, Any]) -> dict[str, Any] | None:
+def mission_of(ev: dict[str, Any], in_system=lambda term: False) -> dict[str, Any] | None:
     """The first request: the quoted task's title, else the first own sentence that asks for
     something, else the first sentence."""
     text = ev["text"]
@@ -224,7 +231,7 @@ def mission_of(ev: dict[str, Any]) -> dict[str, Any] | None:
     if not request:
         return None
     clause, _ = _clause(request, 0)
-    keys = _fit(text, keys_of(clause))
+    keys = _fit(text, keys_of(clause, skip=in_system))
     if not keys:
         return None
     return {"id": "m1", "from": ev["id"], "text": request, "keys": keys}
@@ -243,8 +250,11 @@ EDIT_COMMANDS = {"create", "str_replace", "insert", "write", "append", "edit", "
 # A shell command that only reads or lists: its output quotes files, so only the shell's own errors count.
 VIEWING = re.compile(r"^\s*(?:cd \S+ && )?(?:cat|head|tail|less|more|grep|egrep|rg|ag|ack|find|ls|tree|wc|nl|awk|"
                      r"sed -n|git (?:show|log|diff|grep|blame|status)|echo|printf|file|stat|which|type)\b")
-STATUS = re.compile(r"\b(created|updated|edited|modified|written|wrote|saved|replaced|inserted|appended|applied|"
-                    r"overwritten|changed)\b", re.I)
+_DONE = (r"(?:created|updated|edited|modified|written|saved|replaced|inserted|appended|applied|overwritten|changed|"
+         r"deleted|removed)")
+STATUS = re.compile(rf"\b(?:(?:has|have|had) been|was|were|is|are|got)\s+(?:successfully\s+)?{_DONE}\b(?:\s+successfully)?|"
+                    rf"\b(?:[A-Za-z]+\s+)?{_DONE}\s+successfully\b|\bsuccessfully\s+{_DONE}\b|"
+                    rf"\b(?:Text|File|Files|Changes?|Edits?|Patch)\s+{_DONE}\b|\bApplied \d+ edits?\b", re.I)
 SHELL_ERR = re.compile(r"\b(command not found|No such file or directory|Permission denied|cannot access|can't cd to|"
                        r"Not a directory|Is a directory|cannot open|cannot stat|syntax error|not recognized as)\b", re.I)
 # (priority, pattern): a line that reports a failure; the pattern's last group, when set, is the message.
@@ -255,11 +265,12 @@ FAILURES = (
     (5, re.compile(r"<tool_use_error>\s*(.*?)\s*(?:</tool_use_error>|$)")),
     (5, SHELL_ERR),
     (4, re.compile(r"\b(No replacement was performed|did not appear verbatim|Multiple occurrences|is required for command|"
-                   r"Invalid `?\w+`? parameter|CMake Error|Could NOT find|Unable to locate|could not (?:find|load|open|resolve))\b")),
+                   r"Invalid `?\w+`? parameter|CMake Error|Unable to locate|(?i:could not (?:find|load|open|resolve)))\b")),
     (4, re.compile(r"^\s*(?:FAILED|FAIL)\b\s*(\S.*)?$")),
     (3, re.compile(r"\b(errors occurred|Segmentation fault|segfault|core dumped|timed out|Error \d+|[1-9]\d* failed|"
                    r"failed with|Traceback \(most recent call last\))\b")),
 )
+ORDINARY = re.compile(r"^[A-Za-z][a-z]*(?:['’-][A-Za-z]+)*$")
 NEGATIONS = re.compile(r"^(?:not|no|never|cannot|can't|won't|didn't|doesn't|don't|isn't|aren't|wasn't|couldn't|unable)$", re.I)
 TRAILING = {"a", "an", "the", "and", "or", "but", "nor", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into",
             "is", "are", "was", "were", "be", "been", "as", "that", "this", "if", "so", "than", "then", "when", "which"}
@@ -332,28 +343,36 @@ def _lines(text: str) -> list[str]:
     return out
 
 
+def descriptive(phrase: str) -> bool:
+    """At least two ordinary words (not identifiers, numbers or codes): what makes a fact more than a
+    bag of identifiers (the validator warns about facts without such a key)."""
+    words = [w.strip(TRIM) for w in phrase.split()]
+    return sum(1 for w in words if len(w) >= 2 and ORDINARY.match(w)) >= 2
+
+
 def _phrase(text: str, prefer: re.Pattern[str] | None = None, skip: Iterable[str] = ()) -> str | None:
     """A descriptive phrase of ordinary words in `text`: `prefer`'s match when it has one, else the run
-    of ordinary words with the most content words (at most six words), trimmed of stop words."""
+    of ordinary words with the most content words (at most six words), trimmed of leading stop words
+    (a negation stays: "could not load") and trailing function words."""
     if prefer is not None:
         m = prefer.search(text)
-        if m and not stop_word(m.group()):
+        if m and descriptive(m.group()):
             return m.group().strip()
     skipped = {normalize(s) for s in skip}
     runs: list[list[tuple[int, int, str]]] = [[]]
     for m in re.finditer(r"\S+", text):
         raw = m.group()
         word = raw.strip(TRIM)
-        ordinary = (bool(re.fullmatch(r"[A-Za-z][a-z'’-]*|[a-z][a-z'’-]*", word)) and normalize(word) not in skipped
+        ordinary = (bool(ORDINARY.match(word)) and normalize(word) not in skipped
                     and raw.lstrip(TRIM) == raw.lstrip("(\"'`“‘"))
         if not ordinary:
             runs.append([])
             continue
         start = m.start() + (len(raw) - len(raw.lstrip(TRIM)))
         runs[-1].append((start, start + len(word), word))
-        if raw.rstrip(TRIM) != raw and raw.rstrip(TRIM).endswith(word):
+        if raw.rstrip(TRIM) != raw:
             runs.append([])   # punctuation after the word ends the run ("add up, total")
-    best, score = None, 0
+    best, score = None, (0, 0)
     for run in runs:
         lead = next((i for i, t in enumerate(run) if not stop_word(t[2]) or NEGATIONS.match(t[2])), len(run))
         if lead < len(run) and NEGATIONS.match(run[lead][2]) and lead and run[lead - 1][2].lower() in AUXILIARIES:
@@ -362,8 +381,11 @@ def _phrase(text: str, prefer: re.Pattern[str] | None = None, skip: Iterable[str
         while run and run[-1][2].lower() in TRAILING:
             run = run[:-1]
         content = sum(not stop_word(w) and len(w) >= 3 for *_, w in run)
-        if content > score:
-            best, score = text[run[0][0]:run[-1][1]], content
+        if len(run) < 2 or not content:
+            continue
+        phrase = text[run[0][0]:run[-1][1]]
+        if descriptive(phrase) and (content, len(run)) > score:
+            best, score = phrase, (content, len(run))
     return best
 
 
@@ -401,31 +423,27 @@ def _edit_fact(call: dict[str, Any], text: str) -> tuple[str, list[str]] | None:
     return None
 
 
-def _failure(text: str, command: str | None, tail: str | None) -> tuple[int, str, re.Match[str]] | None:
-    """The line that best reports a failure, with its priority and match; None when none does."""
+def _failures(text: str, command: str | None, tail: str | None) -> list[tuple[float, str, re.Match[str]]]:
+    """Lines that report a failure, best first (higher priority, then later in the output), each with its
+    rank and match; a line counts once, for its first matching pattern. A viewing command's output
+    quotes files, so only the shell's own errors count there."""
     viewing = command is not None and VIEWING.match(command) is not None
-    best = None
-    for line in _lines(text):
+    found = []
+    for n, line in enumerate(_lines(text)):
         for prio, pattern in FAILURES:
             if viewing and pattern is not SHELL_ERR:
                 continue
             m = pattern.search(line)
-            if m is None:
-                continue
-            rank = prio + (0.5 if tail and normalize(tail) in normalize(line) else 0)
-            if best is None or rank >= best[0]:
-                best = (rank, line, m)
-            break
-    return best
+            if m is not None:
+                found.append((prio + (0.5 if tail and normalize(tail) in normalize(line) else 0), n, line, m))
+                break
+    found.sort(key=lambda f: (-f[0], -f[1]))
+    return [(rank, line, m) for rank, _, line, m in found]
 
 
-def _failure_fact(call: dict[str, Any], text: str) -> list[str] | None:
-    path = _edited_path(call, text) if _is_edit(call) or any(k in (call.get("args") or {}) for k in PATH_ARGS) else None
-    tail = _tail(path, text) if path else None
-    found = _failure(text, _command(call), tail)
-    if found is None or found[0] < 3:
-        return None
-    _, line, m = found
+def _failure_keys(line: str, m: re.Match[str], tail: str | None) -> list[str] | None:
+    """Keys for one failure line: its object (the call's path, the exception, an identifier) and a
+    descriptive phrase (the error's own words); None when the line has no such phrase."""
     ident = tail if tail and normalize(tail) in normalize(line) else None
     groups = [g for g in m.groups() if g] if m.groups() else []
     message = groups[-1] if groups else ""
@@ -438,27 +456,47 @@ def _failure_fact(call: dict[str, Any], text: str) -> list[str] | None:
         if len(fields) >= 2 and re.fullmatch(r"[\w.+-]+", fields[-1]):
             ident = fields[-1]
     skip = re.split(r"[/._:-]", ident) if ident else []
-    if m.re is SHELL_ERR or m.re is FAILURES[5][1] or m.re is FAILURES[7][1]:
+    phrase = None
+    if m.re in (SHELL_ERR, FAILURES[5][1], FAILURES[7][1]) and descriptive(m.group(1)):
         phrase = m.group(1)
-    else:
-        phrase = _phrase(message, skip=skip) if message else None
-        if not phrase and not stop_word(m.group().strip()) and re.search(r"[A-Za-z]{3}", m.group()):
-            phrase = _phrase(line, skip=skip)
+    if phrase is None and message:
+        phrase = _phrase(message, skip=skip)
+    if phrase is None:
+        phrase = _phrase(line, skip=skip)
     if not phrase:
         return None
     if ident and (normalize(ident) in normalize(phrase) or normalize(phrase) in normalize(ident)):
         ident = None
-    content = sum(not stop_word(w) for w in phrase.split())
-    if ident is None and content < 2:
-        return None
     return [k for k in (ident, phrase) if k]
+
+
+def _failure(text: str, command: str | None, tail: str | None) -> bool:
+    return any(rank >= 3 for rank, _, _ in _failures(text, command, tail))
+
+
+def _failure_fact(call: dict[str, Any], text: str, usable) -> list[str] | None:
+    args = call.get("args") or {}
+    path = _edited_path(call, text) if _is_edit(call) or any(k in args for k in PATH_ARGS) else None
+    tail = _tail(path, text) if path else None
+    for rank, line, m in _failures(text, _command(call), tail):
+        if rank < 3:
+            break
+        keys = _failure_keys(line, m, tail)
+        if keys and usable(keys, text):
+            return keys
+    return None
 
 
 def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, Any]]:
     """Files created or edited (the last edit of each) and calls whose result reports a failure, most
     recent first up to MAX_FACTS (edits up to MAX_EDITS), returned in event order."""
     calls = {c["id"]: c for ev in events for c in ev.get("calls") or ()}
-    sys_units = U.units(system) if system else []
+    in_system = _mentioned(system)
+
+    def usable(keys: list[str], text: str) -> bool:
+        return (any(descriptive(k) for k in keys) and not any(stop_word(k) or in_system(k) for k in keys)
+                and U.cooccur(text, keys))
+
     edits: dict[str, tuple[int, dict[str, Any]]] = {}
     failures: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
     for pos, ev in enumerate(events):
@@ -467,23 +505,21 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
             continue
         text = ev["text"]
         keys, edit_key = None, None
-        if _is_edit(call) and _failure(text, None, None) is None:
+        if _is_edit(call) and not _failure(text, None, None):
             found = _edit_fact(call, text)
-            if found:
+            if found and usable(found[1], text):
                 edit_key, keys = found
         else:
-            keys = _failure_fact(call, text)
-        if not keys or stop_word(" ".join(keys)) or any(stop_word(k) for k in keys) or not U.cooccur(text, keys):
+            keys = _failure_fact(call, text, usable)
+        if not keys:
             continue
-        nk = U.keys_of(keys)
-        if any(U.together(u, nk) for u in sys_units):
-            continue   # the system prompt holds it: never lost, so no test of memory
         fact = {"id": f"f-{ev['id']}", "from": ev["id"], "keys": keys}
         if edit_key is not None:
             for other in [p for p in edits if _same_file(p, edit_key)]:
                 del edits[other]   # one fact per file: its last edit
             edits[edit_key] = (pos, fact)
         else:
+            nk = U.keys_of(keys)
             failures.pop(nk, None)
             failures[nk] = (pos, fact)
     kept = sorted(edits.values(), key=lambda x: x[0])[-MAX_EDITS:]
@@ -492,17 +528,33 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
     return [f for _, f in sorted(kept, key=lambda x: x[0])]
 
 
+def _mentioned(system: str):
+    """Whether a term occurs as whole words in the system prompt: it is rebuilt for every request, so
+    a key there could never be lost (the validator warns about such keys)."""
+    text = normalize(system)
+
+    def inside(term: str) -> bool:
+        t = normalize(term)
+        if not t or not text:
+            return False
+        left = r"\b" if t[0].isalnum() else ""
+        right = r"\b" if t[-1].isalnum() else ""
+        return re.search(left + re.escape(t) + right, text) is not None
+    return inside
+
+
 # ---------------------------------------------------------------- all of it
 
 
 def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, Any]:
     """Mission, constraints and facts of an imported session (see the module docstring)."""
     users = [ev for ev in events if ev["role"] == "user" and substantive(ev["text"])]
+    in_system = _mentioned(system)
     truth: dict[str, Any] = {}
-    mission = mission_of(users[0]) if users else None
+    mission = mission_of(users[0], in_system) if users else None
     if mission:
         truth["mission"] = [mission]
-    constraints = [c for ev in users for c in constraints_of(ev)]
+    constraints = [c for ev in users for c in constraints_of(ev, in_system)]
     if constraints:
         truth["constraints"] = constraints
     facts = facts_of(events, system)
