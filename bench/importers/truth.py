@@ -11,10 +11,13 @@
 - **facts**: the artifact trail, from tool calls and their results — each file created or edited
   (its last edit) and each call whose result reports a failure. A fact's source is the tool
   result, and its keys are taken from the one line (sentence) of the result that reports it: the
-  path or identifier as it appears there plus a descriptive phrase of ordinary words from the same
-  line ("updated", "created", "No such file or directory", the error's message), so a bag of
-  identifiers never satisfies it. A result with no such line gives no fact. At most `MAX_FACTS`,
-  the most recent.
+  path or identifier as it appears there plus a descriptive phrase of at least two ordinary words
+  from the same line ("has been updated", "File created successfully", "No such file or
+  directory", the error's message), so a bag of identifiers never satisfies it. A result with no
+  such line gives no fact. At most `MAX_FACTS` (edits at most `MAX_EDITS`), the most recent.
+
+No key is a word the system prompt holds (it is rebuilt for every request, so it could never be
+lost), and a constraint the system prompt repeats is left out.
 
 Everything here reads events only; it never changes them.
 """
@@ -36,7 +39,7 @@ FIRST_PERSON = re.compile(r"\bi(?:['’](?:m|ll|ve|d)| am| will| have| would)?(?
 STATEMENT = re.compile(r"^\s*(?:be|have|been)\b", re.I)
 RULE_SUBJECT = re.compile(r"\b(?:you|we)\s*$", re.I)
 
-CUES = (  # (kind, pattern); first kind with a match wins
+CUES = (  # (kind, pattern); the earliest cue in a sentence decides, ties go to the kind listed first
     ("ban", re.compile(
         r"^\W*(?:(?:also|and|but|so|just|and also),?\s+)?(?:please\s+)?(?:don'?t|do not|never|stop|avoid)\b|"
         r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|don'?t|do not|never|"
