@@ -13,11 +13,12 @@ from typing import Any, Iterable
 
 import yaml
 
+from .config import ROOT
 from .errors import BadInput
 from .scenario import Scenario
 from .validate import Path_, check, normalize
 
-__all__ = ["read_text", "parse", "line_map", "load", "load_all", "expand", "check", "from_events", "normalize",
+__all__ = ["read_text", "parse", "line_map", "load", "inspect", "bundled", "load_all", "expand", "check", "from_events", "normalize",
            "SCENARIO_SUFFIXES"]
 
 SCENARIO_SUFFIXES = (".yaml", ".yml", ".json")
@@ -87,20 +88,49 @@ def line_map(text: str) -> dict[Path_, int]:
 # ---------------------------------------------------------------- loading
 
 
-def load(path: str | Path) -> Scenario:
-    """Load and validate one file; raise BadInput listing every problem."""
+BUNDLED = (ROOT / "scenarios" / "library", ROOT / "scenarios" / "hand")
+
+
+def bundled(path: str | Path) -> bool:
+    """A file of the project's own scenario set, held to warnings as errors."""
+    try:
+        where = Path(path).resolve()
+    except (OSError, RuntimeError):
+        return False
+    return any(where.is_relative_to(d.resolve()) for d in BUNDLED)
+
+
+def inspect(path: str | Path, strict: bool | None = None) -> tuple[Scenario | None, list[str], list[str]]:
+    """Validate one file: (scenario or None, problems, warnings), each a ``FILE:LINE: key: message``
+    line (warnings say ``warning:``). `strict` (default: for the bundled files) counts warnings as
+    problems. A file that cannot be read or parsed raises BadInput."""
     path = Path(path)
     data, text = parse(path)
     scenario, ck = check(data)
+    strict = bundled(path) if strict is None else strict
+    lines = line_map(text) if ck.problems or ck.warnings else {}
+
+    def where(kp: Path_) -> str:
+        line = _nearest_line(lines, kp)
+        return f"{path}:{line}" if line else str(path)
+
+    problems = [f"{where(kp)}: {ck.display(kp)}: {msg}" for kp, msg in ck.problems]
+    warnings = [f"{where(kp)}: {ck.display(kp)}: warning: {msg}" for kp, msg in ck.warnings]
+    if strict and warnings:
+        problems += [f"{w} (bundled scenarios are held to warnings)" if bundled(path) else w for w in warnings]
+        warnings = []
+    if problems or scenario is None:
+        return None, problems, warnings
+    return _with_path(scenario, str(path)), problems, warnings
+
+
+def load(path: str | Path, strict: bool | None = None) -> Scenario:
+    """Load and validate one file; raise BadInput listing every problem (and, when strict — by
+    default for the bundled files — every warning)."""
+    scenario, problems, _ = inspect(path, strict)
     if scenario is None:
-        lines = line_map(text)
-        out = []
-        for kp, msg in ck.problems:
-            line = _nearest_line(lines, kp)
-            where = f"{path}:{line}" if line else str(path)
-            out.append(f"{where}: {ck.display(kp)}: {msg}")
-        raise BadInput(out)
-    return _with_path(scenario, str(path))
+        raise BadInput(problems)
+    return scenario
 
 
 def from_events(events: list[dict], *, window: int, id: str = "t", user: str = "User",

@@ -13,6 +13,7 @@ from .scenario import (CONSTRAINT_KINDS, FORMAT_VERSION, PACING, PROBE_KINDS, RO
                        Constraint, Decision, Event, Fact, Injection, Item, Mission, Probe, Scenario,
                        Truth, Workstream)
 from .text import normalize  # re-exported by bench.loader
+from . import units as U
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
@@ -23,14 +24,19 @@ Path_ = tuple  # a key path such as ("events", 3, "t")
 
 
 class _Check:
-    """Collects problems with the key path they belong to."""
+    """Collects problems (the file is unusable) and warnings (it works, but measures less than it
+    seems to) with the key path they belong to."""
 
     def __init__(self) -> None:
         self.problems: list[tuple[Path_, str]] = []
+        self.warnings: list[tuple[Path_, str]] = []
         self.event_ids: list[Any] = []
 
     def add(self, path: Path_, msg: str) -> None:
         self.problems.append((path, msg))
+
+    def warn(self, path: Path_, msg: str) -> None:
+        self.warnings.append((path, msg))
 
     def mapping(self, value: Any, path: Path_, required: dict, optional: dict) -> dict | None:
         if not isinstance(value, dict):
@@ -198,6 +204,13 @@ def _events(ck: _Check, raw: list) -> list[Event]:
 
 def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
     by_id = {e.id: e for e in events}
+    normalized: list[str] = []
+
+    def texts() -> list[str]:
+        if not normalized and events:
+            normalized.extend(normalize(e.text) for e in events)
+        return normalized
+
     out: dict[str, list] = {k: [] for k in TRUTH_SHAPES}
     ids: dict[str, Path_] = {}
     for key in raw:
@@ -255,9 +268,35 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
                 ck.add(path + ("payload",), f"payload '{key}' does not occur in event {ev.id}'s text")
     for path, m in out["facts"]:
         ev = by_id.get(m.get("from"))
-        for key in m.get("keys", []) if ev is not None else []:
-            if normalize(key) not in normalize(ev.text):
-                ck.add(path + ("keys",), f"key '{key}' does not occur in event {ev.id}'s text")
+        keys = [k for k in m.get("keys", []) if k.strip()] if ev is not None else []
+        missing = [k for k in keys if normalize(k) not in normalize(ev.text)]
+        for key in missing:
+            ck.add(path + ("keys",), f"key '{key}' does not occur in event {ev.id}'s text")
+        if keys and not missing and not U.cooccur(ev.text, keys):
+            ck.add(path + ("keys",), f"keys {_listed(keys)} never occur together in one unit (a sentence, a line, or a "
+                                     f"bullet with its heading) of event {ev.id}'s text, so no context can keep this fact")
+    for path, m in out["decisions"]:
+        ev = by_id.get(m.get("from"))
+        keys = [k for k in m.get("keys", []) if k.strip()] if ev is not None else []
+        missing = [k for k in keys if normalize(k) not in normalize(ev.text)]
+        for key in missing:
+            ck.add(path + ("keys",), f"key '{key}' does not occur in event {ev.id}'s text")
+        if keys and not missing and not U.cooccur(ev.text, keys):
+            ck.add(path + ("keys",), f"keys {_listed(keys)} never occur together in one unit (a sentence, a line, or a "
+                                     f"bullet with its heading) of event {ev.id}'s text, so no context can keep this decision")
+    for path, m in out["mission"]:
+        ev = by_id.get(m.get("from"))
+        keys = [k for k in (m.get("keys") or ([m["text"]] if m.get("text", "").strip() else [])) if k.strip()]
+        if ev is None or not keys:
+            continue
+        where = "keys" if m.get("keys") else "text"
+        missing = [k for k in keys if normalize(k) not in normalize(ev.text)]
+        if missing:
+            what = "key" if where == "keys" else "text (its key, as it has no keys)"
+            ck.add(path + (where,), f"{what} '{missing[0]}' does not occur in event {ev.id}'s text")
+        elif not U.cooccur(ev.text, keys):
+            ck.add(path + (where,), f"keys {_listed(keys)} never occur together in one unit (a sentence, a line, or a "
+                                    f"bullet with its heading) of event {ev.id}'s text, so no context can keep this goal")
     workstreams = []
     for path, m in out["workstreams"]:
         items = []
@@ -274,6 +313,14 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
                 ck.add(ip + ("done",), f"unknown event '{im['done']}'")
             items.append(Item(im["id"], im.get("done")))
         workstreams.append(Workstream(m["id"], m.get("from", ""), m.get("title", ""), tuple(items)))
+        for j, it in enumerate(items):
+            if not it.id.strip():
+                ck.add(path + ("items", j, "id"), "id must not be blank")
+                continue
+            pattern = U.mention(it.id)
+            if not any(pattern.search(t) for t in texts()):
+                ck.add(path + ("items", j, "id"), f"item id '{it.id}' occurs in no event's text (as a whole token), "
+                                                  f"so no context can ever say where the work stands on it")
 
     def tup(m: dict, key: str) -> tuple[str, ...]:
         return tuple(m.get(key) or ())
@@ -340,7 +387,145 @@ def check(data: Any) -> tuple[Scenario | None, _Check]:
     scenario = Scenario(id=top["id"], title=top.get("title", top["id"]), user=top.get("user", "User"),
                         window=top["window"], system=top["system"], events=tuple(events),
                         tags=tuple(top.get("tags", ())), truth=truth, probes=tuple(probes))
+    _warnings(ck, scenario)
     return scenario, ck
+
+
+# ---------------------------------------------------------------- warnings: what a file measures
+
+
+def _warnings(ck: _Check, s: Scenario) -> None:
+    """A valid scenario can still measure less than it seems to: a truth key the system prompt
+    carries (it is rebuilt for every request), a probe whose question holds its own answer, a fact a
+    bag of identifiers would keep, a workstream whose events never say where it stands."""
+    t, system = s.truth, normalize(s.system)
+    sections = (("mission", t.mission), ("constraints", t.constraints), ("facts", t.facts), ("decisions", t.decisions))
+    for section, items in sections:
+        for i, item in enumerate(items):
+            path = ("truth", section, i)
+            if section == "constraints" and mentions(system, item.quote):
+                ck.warn(path + ("quote",), f"the quote appears in the system prompt; {IN_SYSTEM}")
+            for key in item.keys:
+                if mentions(system, key):
+                    ck.warn(path + ("keys",), f"key '{key}' appears in the system prompt; {IN_SYSTEM}")
+    for i, f in enumerate(t.facts):
+        if f.keys and not any(descriptive(k) for k in f.keys):
+            ck.warn(("truth", "facts", i, "keys"), f"keys {_listed(f.keys)} are all identifier-like (identifiers, numbers, "
+                                                   f"single words): a bag of identifiers from the text would keep it; add a "
+                                                   f"key that says what it is (a phrase of ordinary words, e.g. 'first bad "
+                                                   f"commit')")
+    by_id = {e.id: e for e in s.events}
+    for i, m in enumerate(t.mission):
+        ev, keys = by_id.get(m.from_), U.keys_of(m.keys or (m.text,))
+        held = [u for u in U.units(ev.text) if U.together(u, keys)] if ev is not None and keys else []
+        if held and all(U.ended(u.scope) or U.done(u.scope) for u in held):
+            ck.warn(("truth", "mission", i, "keys" if m.keys else "text"),
+                    f"its keys are together in event {ev.id} only where the text marks it ended or done "
+                    f"('{held[0].text[:60]}'), so even the full context never shows it in force")
+    for i, c in enumerate(t.constraints):
+        ev, quote = by_id.get(c.from_), normalize(c.quote)
+        held = [u for u in U.units(ev.text) if quote in u.scope] if ev is not None and quote else []
+        if held and all(U.ended(U.without(u.scope, quote)) for u in held):
+            ck.warn(("truth", "constraints", i, "quote"),
+                    f"the quote sits in event {ev.id} only where the text marks it ended ('{held[0].text[:60]}'), so "
+                    f"even the full context never shows it in force")
+    for i, p in enumerate(s.probes):
+        for term in p.expect:
+            where = "the question" if mentions(p.ask, term) else "the system prompt" if mentions(system, term) else ""
+            if where:
+                ck.warn(("probes", i, "expect"), f"expected term '{term}' appears in {where}, so an answer can pass "
+                                                 f"without knowing anything: reword the question or expect another term")
+    for i, w in enumerate(t.workstreams):
+        why = standing(s, w)
+        if why:
+            ck.warn(("truth", "workstreams", i), f"the record does not show where it stands: {why}")
+
+
+IN_SYSTEM = "it is rebuilt for every request, so it can never be lost: choose a key that is not there"
+
+
+def mentions(text: str, term: str) -> bool:
+    """Whole words on normalised text, the way probe answers are graded ('no' is not in 'know')."""
+    t = normalize(term)
+    if not t:
+        return False
+    left = r"\b" if t[0].isalnum() else ""
+    right = r"\b" if t[-1].isalnum() else ""
+    return re.search(left + re.escape(t) + right, normalize(text)) is not None
+
+
+# Identifier-like tokens (what a bag of identifiers pulled from dropped text holds): paths,
+# file:line, #ids, hex shas, numbers with units, ALL_CAPS, dotted / snake_case / camelCase names,
+# hyphenated ids with a number.
+IDENTIFIER = re.compile(r"""^(?:[\w.~-]*/[\w./~@:+#=-]*|[\w.-]+\.\w+:\d+(?::\d+)?|\#\w+|[0-9a-f]{7,40}
+    |[-+]?\d[\d,._:]*%?[a-zA-Z]{0,3}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,}[0-9]*|[A-Za-z_]\w*(?:\.\w+)+(?:\(\))?
+    |[a-z]\w*_\w+|[a-z]+[0-9]*[A-Z]\w*|[A-Za-z]+(?:-[A-Za-z0-9]+)*-\d[\w-]*|\w*\d\w*)$""", re.X)
+WORD = re.compile(r"^[A-Za-z][a-z]*(?:['’-][A-Za-z]+)*$")
+STRIP = "()[]{}<>,;:\"'`!?.…“”‘’*"
+
+
+def descriptive(key: str) -> bool:
+    """A key that says what a value is: at least two ordinary words ('first bad commit',
+    'backoff never grows'), not only identifiers, numbers and codes."""
+    words = [w for w in (raw.strip(STRIP) for raw in key.split()) if w]
+    return sum(1 for w in words if len(w) >= 2 and WORD.match(w) and not IDENTIFIER.match(w)) >= 2
+
+
+def standing(s: Scenario, w: Workstream) -> str:
+    """Replay a workstream the way the oracle sees it (every event before each request) and say at
+    which assistant event its record first fails to show where the work stands ('' when it never
+    does): before any item is done the first item must be named; after, the latest sentence that
+    claims an item done or next must name the last finished item as done or the next one as next,
+    and claim no finished item as next and no unfinished one as done."""
+    if not w.items:
+        return ""
+    pos = {e.id: i for i, e in enumerate(s.events)}
+    start = pos.get(w.from_, 0)
+    items = U.Items(it.id for it in w.items)
+    ids = [k for k in items.by_text if k]
+    first = U.mention(w.items[0].id)
+    done_at = [pos.get(it.done, len(pos)) if it.done is not None else len(pos) for it in w.items]
+    named, said, said_at = False, None, ""
+    for i, e in enumerate(s.events):
+        if e.role == "assistant" and i > start:
+            done = [k for k, d in enumerate(done_at) if d < i]
+            if len(done) < len(w.items):
+                nxt = next(it for k, it in enumerate(w.items) if done_at[k] >= i)
+                if not done:
+                    if not named:
+                        return f"at event {e.id} no event so far names its first item '{w.items[0].id}'"
+                else:
+                    last = w.items[max(done, key=lambda k: done_at[k])].id
+                    why = _position(said, said_at, last, nxt.id, {w.items[k].id for k in done})
+                    if why:
+                        return f"at event {e.id} {why}"
+        text = normalize(e.text)
+        if not any(k in text for k in ids):      # a plain substring test first: the patterns are slow on long outputs
+            continue
+        named = named or bool(first.search(text))
+        if (U.DONE.search(text) or U.NEXT.search(text)) and items.named(text):
+            for u in reversed(U.units(e.text)):
+                claims = U.claims(u.scope, items) if u.sentence else None
+                if claims:
+                    said, said_at = claims, e.id
+                    break
+    return ""
+
+
+def _position(said: set | None, at: str, last: str, nxt: str, finished: set[str]) -> str:
+    if not said:
+        return f"no sentence so far says which item is done or next ('{last}' is finished, '{nxt}' is next)"
+    wrong = sorted(f"'{i}' as {k}" for i, k in said if (k == "next") == (i in finished))
+    if wrong:
+        return (f"the latest sentence claiming a position (event {at}) has {', '.join(wrong)} "
+                f"('{last}' is finished, '{nxt}' is next)")
+    if (nxt, "next") in said or (last, "done") in said:
+        return ""
+    return f"the latest sentence claiming a position (event {at}) names neither '{last}' as done nor '{nxt}' as next"
+
+
+def _listed(keys) -> str:
+    return ", ".join(f"'{k}'" for k in keys)
 
 
 def _strings(value: Any) -> bool:

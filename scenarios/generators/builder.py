@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.importers.common import dumps
-from bench.loader import check, normalize
+from bench.loader import bundled, check, normalize
 from bench.messages import calls_text
 from bench.scenario import Call
 from bench.tokens import PER_MESSAGE, tokenizer
@@ -169,15 +169,18 @@ class Script:
                 "probes": self.probes}
 
 
-def write(script: Script, out_dir: Path) -> Path:
-    """Validate with the harness's own loader, then write `<id>.json`."""
+def write(script: Script, out_dir: Path, strict: bool | None = None) -> Path:
+    """Validate with the harness's own loader, then write `<id>.json`. `strict` (default: when
+    writing into the bundled library) refuses warnings too, as the loader does for bundled files."""
     data = script.data()
     scenario, ck = check(data)
-    if scenario is None:
-        raise AssertionError(f"{script.id}: generated an invalid scenario: "
-                             + "; ".join(f"{ck.display(p)}: {m}" for p, m in ck.problems[:5]))
-    out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{script.id}.json"
+    strict = bundled(path) if strict is None else strict
+    issues = ck.problems + (ck.warnings if strict else [])
+    if scenario is None or issues:
+        raise AssertionError(f"{script.id}: generated an invalid scenario: "
+                             + "; ".join(f"{ck.display(p)}: {m}" for p, m in issues[:5]))
+    out_dir.mkdir(parents=True, exist_ok=True)
     path.write_text(dumps(data), encoding="utf-8")
     return path
 
