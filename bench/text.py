@@ -117,7 +117,7 @@ def first_sentence(text: str) -> str | None:
 
 # Material a user message quotes rather than says: a tagged block (<issue_description>, <pr_description>,
 # <uploaded_files> ...), SWE-agent's "ISSUE: ... INSTRUCTIONS:" section, code fences, "> " quotes.
-QUOTED_BLOCK = re.compile(r"<([a-z][a-z0-9_-]{2,})>[ \t]*\n.*?(?:\n[ \t]*</\1>|\Z)|^ISSUE:[ \t]*\n.*?(?=^INSTRUCTIONS:|\Z)",
+QUOTED_BLOCK = re.compile(r"<([a-z][a-z0-9_-]{2,})>[ \t]*\n.*?\n[ \t]*</\1>|^ISSUE:[ \t]*\n.*?(?=^INSTRUCTIONS:|\Z)",
                           re.S | re.M)
 TASK_BLOCK = re.compile(r"<(issue_description|pr_description|problem_statement|issue|task)>[ \t]*\n(.*?)(?:\n[ \t]*</\1>|\Z)|"
                         r"^ISSUE:[ \t]*\n(.*?)(?=^INSTRUCTIONS:|\Z)", re.S | re.M)

@@ -119,8 +119,8 @@ def _tokens(text: str) -> list[tuple[int, int, str]]:
 
 def _shape(word: str, first: bool) -> int:
     """How much a token looks like an identifier: 3 path, 2 code-like, 1 number / acronym / name, 0 a word."""
-    if not re.search(r"[A-Za-z0-9]", word):
-        return 0
+    if not re.search(r"[A-Za-z0-9]", word) or NUMBER.match(word) and not word.isdigit():
+        return 0                            # also "0.12s", "3.5%"
     if "/" in word or re.search(r"\w\.[A-Za-z]{1,5}$", word) and not re.fullmatch(r"(?:[a-z]\.){1,3}[a-z]?", word.lower()):
         return 3
     if re.search(r"[A-Za-z][0-9_#@:]|[0-9_#@:][A-Za-z]|[a-z][A-Z]|\w-\w", word):
@@ -260,25 +260,30 @@ STATUS = re.compile(rf"\b(?:(?:has|have|had) been|was|were|is|are|got)\s+(?:succ
                     rf"\b(?:Text|File|Files|Changes?|Edits?|Patch)\s+{_DONE}\b|\bApplied \d+ edits?\b", re.I)
 SHELL_ERR = re.compile(r"\b(command not found|No such file or directory|Permission denied|cannot access|can't cd to|"
                        r"Not a directory|Is a directory|cannot open|cannot stat|syntax error|not recognized as)\b", re.I)
+EXCEPTION = re.compile(r"^\s*(?:E\s+)?(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception))(?::\s*(\S.*))?\s*$")
+COMPILER = re.compile(r"^\S+?:\d+(?::\d+)?:\s*(?:fatal )?error(?:\[\w+\])?:\s*(\S.*)$", re.I)
+ERROR_LINE = re.compile(r"^\s*(?:Error|ERROR|error|fatal|FATAL|E|npm ERR!)(?:\[\w+\])?(?::|\s)\s*(\S.*)$")
+TOOL_ERROR = re.compile(r"<tool_use_error>\s*(.*?)\s*(?:</tool_use_error>|$)")
+EDIT_ERROR = re.compile(r"\b(No replacement was performed|did not appear verbatim|Multiple occurrences|is required for command|"
+                        r"Invalid `?\w+`? parameter|CMake Error|Unable to locate|(?i:could not (?:find|load|open|resolve)))\b")
+TEST_FAILED = re.compile(r"^\s*(?:FAILED|FAIL)\b\s*(\S.*)?$")
+TROUBLE = re.compile(r"\b(errors occurred|Segmentation fault|segfault|core dumped|timed out|Error \d+|failed with|"
+                     r"(?:[Tt]ests?|[Bb]uild|[Cc]ompilation|[Ii]nstallation|[Cc]ommand) failed|"
+                     r"Traceback \(most recent call last\))\b")
+TEST_SUMMARY = re.compile(r"\b([1-9]\d* failed(?:,? \d+ (?:passed|errors?|skipped|warnings?|xfailed|xpassed|deselected|"
+                          r"total))+)")
 # (priority, pattern): a line that reports a failure; the pattern's last group, when set, is the message.
-FAILURES = (
-    (6, re.compile(r"^\s*(?:E\s+)?(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception))(?::\s*(\S.*))?\s*$")),
-    (5, re.compile(r"^\S+?:\d+(?::\d+)?:\s*(?:fatal )?error(?:\[\w+\])?:\s*(\S.*)$", re.I)),
-    (5, re.compile(r"^\s*(?:Error|ERROR|error|fatal|FATAL|E|npm ERR!)(?::|\s)\s*(\S.*)$")),
-    (5, re.compile(r"<tool_use_error>\s*(.*?)\s*(?:</tool_use_error>|$)")),
-    (5, SHELL_ERR),
-    (4, re.compile(r"\b(No replacement was performed|did not appear verbatim|Multiple occurrences|is required for command|"
-                   r"Invalid `?\w+`? parameter|CMake Error|Unable to locate|(?i:could not (?:find|load|open|resolve)))\b")),
-    (4, re.compile(r"^\s*(?:FAILED|FAIL)\b\s*(\S.*)?$")),
-    (3, re.compile(r"\b(errors occurred|Segmentation fault|segfault|core dumped|timed out|Error \d+|[1-9]\d* failed|"
-                   r"failed with|Traceback \(most recent call last\))\b")),
-)
+FAILURES = ((6, EXCEPTION), (5, COMPILER), (5, ERROR_LINE), (5, TOOL_ERROR), (5, SHELL_ERR), (4, EDIT_ERROR),
+            (4, TEST_FAILED), (3, TROUBLE), (3, TEST_SUMMARY))
+PHRASED = (SHELL_ERR, EDIT_ERROR, TROUBLE, TEST_SUMMARY)   # their match is the phrase itself
 ORDINARY = re.compile(r"^[A-Za-z][a-z]*(?:['’-][A-Za-z]+)*$")
+NUMBER = re.compile(r"^[-+]?\d[\d.,:]*(?:%|ms|s|m|h|kb|mb|gb|x)?$", re.I)   # also durations and sizes: not identifiers
 NEGATIONS = re.compile(r"^(?:not|no|never|cannot|can't|won't|didn't|doesn't|don't|isn't|aren't|wasn't|couldn't|unable)$", re.I)
 TRAILING = {"a", "an", "the", "and", "or", "but", "nor", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into",
             "is", "are", "was", "were", "be", "been", "as", "that", "this", "if", "so", "than", "then", "when", "which"}
 AUXILIARIES = {"could", "can", "does", "did", "do", "is", "are", "was", "were", "has", "have", "had", "will", "would",
                "should", "must", "may", "might"}
+TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
 CONTENT_LINE = re.compile(r"^\s*\d+(?:[:\t|]|\s{2,})")   # numbered lines: a file's content, not a report
 FIELD_PROGRAM = re.compile(r"^\s*[\w./-]+:\s")           # "bash: ", "make: ", "ls: " — the program, not the object
 
@@ -366,9 +371,11 @@ def _phrase(text: str, prefer: re.Pattern[str] | None = None, skip: Iterable[str
     for m in re.finditer(r"\S+", text):
         raw = m.group()
         word = raw.strip(TRIM)
-        ordinary = (bool(ORDINARY.match(word)) and normalize(word) not in skipped
-                    and raw.lstrip(TRIM) == raw.lstrip("(\"'`“‘"))
-        if not ordinary:
+        quoted = raw[:1] in "\"'`“‘<"                       # 'foo', `old_str`: an identifier, not a word
+        if raw[:1] in "([{" and runs[-1]:
+            runs.append([])                                  # "(or any of ...)" starts afresh
+        number = bool(NUMBER.match(word)) and bool(runs[-1])   # inside a run: "expected 345 but got 344"
+        if quoted or not (ORDINARY.match(word) and normalize(word) not in skipped or number):
             runs.append([])
             continue
         start = m.start() + (len(raw) - len(raw.lstrip(TRIM)))
@@ -381,7 +388,7 @@ def _phrase(text: str, prefer: re.Pattern[str] | None = None, skip: Iterable[str
         if lead < len(run) and NEGATIONS.match(run[lead][2]) and lead and run[lead - 1][2].lower() in AUXILIARIES:
             lead -= 1   # "could not load", "does not exist": the negation is the point
         run = run[lead:][:6]
-        while run and run[-1][2].lower() in TRAILING:
+        while run and (run[-1][2].lower() in TRAILING or NUMBER.match(run[-1][2])):
             run = run[:-1]
         content = sum(not stop_word(w) and len(w) >= 3 for *_, w in run)
         if len(run) < 2 or not content:
@@ -400,7 +407,7 @@ def _identifier(line: str, skip: Iterable[str] = ()) -> str | None:
     best = None
     for i, (start, _, w) in enumerate(_tokens(body)):
         shape = _shape(w, True)
-        if not shape or normalize(w) in skipped or stop_word(w):
+        if not shape or normalize(w) in skipped or stop_word(w) or re.match(r"(?i)(?:error|fatal|warning)\b", w):
             continue
         if "/" in w:
             parts = [p for p in w.split("/") if p]
@@ -447,20 +454,22 @@ def _failures(text: str, command: str | None, tail: str | None) -> list[tuple[fl
 def _failure_keys(line: str, m: re.Match[str], tail: str | None) -> list[str] | None:
     """Keys for one failure line: its object (the call's path, the exception, an identifier) and a
     descriptive phrase (the error's own words); None when the line has no such phrase."""
+    line = TOOL_ERROR_TAG.sub(" ", line) if "tool_use_error>" in line else line
+    m = m.re.search(line) or m
     ident = tail if tail and normalize(tail) in normalize(line) else None
-    groups = [g for g in m.groups() if g] if m.groups() else []
+    groups = [g for g in m.groups() if g] if m.groups() and m.re not in PHRASED else []
     message = groups[-1] if groups else ""
-    if ident is None and m.re is FAILURES[0][1] and m.group(1):
+    if ident is None and m.re is EXCEPTION and m.group(1):
         ident = m.group(1)                                   # the exception's name
     if ident is None:
-        ident = _identifier(line)
+        ident = (_identifier(message) if message else None) or _identifier(line)
     if ident is None and m.re is SHELL_ERR:                  # "bash: ponyc: command not found"
         fields = [f.strip() for f in line[:m.start()].split(":") if f.strip()]
         if len(fields) >= 2 and re.fullmatch(r"[\w.+-]+", fields[-1]):
             ident = fields[-1]
     skip = re.split(r"[/._:-]", ident) if ident else []
     phrase = None
-    if m.re in (SHELL_ERR, FAILURES[5][1], FAILURES[7][1]) and descriptive(m.group(1)):
+    if m.re in PHRASED and descriptive(m.group(1)):
         phrase = m.group(1)
     if phrase is None and message:
         phrase = _phrase(message, skip=skip)
