@@ -103,3 +103,60 @@ def test_suites_name_existing_scenarios():
     for name in ("default", "smoke", "library", "quick"):
         patterns = yaml.safe_load((ROOT / "conf" / "suite" / f"{name}.yaml").read_text())["scenarios"]
         assert loader.expand(patterns, base=ROOT)
+
+
+# ---------------------------------------------------------------- what the library measures
+
+
+BUNDLED = [ROOT / "scenarios" / "library", ROOT / "scenarios" / "hand"]
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return loader.load_all(loader.expand([str(d) for d in BUNDLED]))
+
+
+def test_bundled_files_have_no_warnings():
+    """Bundled files are held to warnings as errors: no truth key in the system prompt, no probe that
+    holds its answer, no fact a bag of identifiers keeps, every workstream says where it stands."""
+    for path in loader.expand([str(d) for d in BUNDLED]):
+        assert loader.bundled(path)
+        scenario, problems, warnings = loader.inspect(path, strict=False)
+        assert scenario is not None and problems == [] and warnings == [], (problems + warnings)[:3]
+
+
+def test_a_bag_of_identifiers_keeps_no_fact(bundled):
+    """Each fact has a key that says what the value is; the de-duplicated identifier-like tokens of its
+    source event, on one line, do not hold its keys in one unit."""
+    from bench import units
+    from bench.validate import IDENTIFIER, STRIP, descriptive
+
+    for s in bundled:
+        by_id = {e.id: e for e in s.events}
+        for f in s.truth.facts:
+            assert any(descriptive(k) for k in f.keys), (s.id, f.id, f.keys)
+            text = by_id[f.from_].text
+            assert units.cooccur(text, f.keys), (s.id, f.id)
+            bag = " ".join(dict.fromkeys(t for t in (raw.strip(STRIP) for raw in text.split()) if IDENTIFIER.match(t)))
+            assert not units.cooccur(bag, f.keys), (s.id, f.id, f.keys)
+
+
+def test_the_oracle_keeps_everything_at_every_request(bundled):
+    """`full` (every event before each request, nothing compacted) scores 1.0 on goals, constraints, facts
+    and decisions at every agent request of every bundled scenario."""
+    from bench.messages import render_all, system_message
+    from bench.scoring.checks import Judge, score
+    from bench.tokens import tokenizer
+
+    tok = tokenizer()
+    lost = []
+    for s in bundled:
+        judge, msgs = Judge(s, tok), render_all(tok, s)
+        found = judge.request([system_message(tok, s)])
+        for pos, e in enumerate(s.events):
+            if pos:
+                found = judge.request([msgs[pos - 1]], found)
+            if e.role == "assistant":
+                lost += [(s.id, e.id, c.metric, c.item, c.detail) for c in score(found, judge.timeline.at(pos))
+                         if c.metric in ("goal", "constraint", "fact", "decision") and c.score < 1]
+    assert lost == [], lost[:5]

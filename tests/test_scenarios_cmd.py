@@ -78,3 +78,61 @@ def test_generate_to_an_unwritable_out_is_one_line(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     assert cli(["scenarios", "generate", "--out", str(tmp_path / "file"), "--only", "injection-16k", "--scale", "0.01"]) == 2
     assert "--out: cannot create the directory" in capsys.readouterr().err
+
+
+WARNED = """\
+scenario: 1
+id: warned
+user: Dana
+window: 1000
+system: You are Dana's agent.
+events:
+  - {id: u1, role: user, text: "Review #1 then #2. Only come to me for sign-off."}
+  - {id: a1, role: assistant, text: "Looking at #1."}
+truth:
+  constraints: [{id: k1, from: u1, kind: reporting, quote: "Only come to me for sign-off", keys: [sign-off]}]
+probes:
+  - {id: p1, at: a1, kind: constraint, ask: "When do you ask for sign-off?", expect: ["sign-off"]}
+"""
+
+
+def test_validate_prints_warnings_as_lines_and_exits_0(tmp_path, capsys):
+    path = tmp_path / "warned.yaml"
+    path.write_text(WARNED)
+    assert cli(["scenarios", "validate", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == f"ok {path}: warned, 2 events, 1 warning"
+    assert err.strip() == (f"{path}:12: probes[0].expect: warning: expected term 'sign-off' appears in the question, so an "
+                           f"answer can pass without knowing anything: reword the question or expect another term")
+
+
+def test_validate_strict_and_bundled_files_exit_2_on_warnings(tmp_path, capsys, monkeypatch):
+    from bench import loader
+
+    path = tmp_path / "warned.yaml"
+    path.write_text(WARNED)
+    assert cli(["scenarios", "validate", "--strict", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip().startswith(f"{path}:12: probes[0].expect: warning: expected term 'sign-off'")
+    monkeypatch.setattr(loader, "BUNDLED", (tmp_path,))
+    assert cli(["scenarios", "validate", str(path)]) == 2
+    assert capsys.readouterr().err.strip().endswith("(bundled scenarios are held to warnings)")
+
+
+def test_validate_errors_are_one_line_each_never_a_traceback(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text(WARNED.replace("truth:\n", "truth:\n  facts: [{id: f1, from: u1, keys: ['#1', 'sign-off']}]\n"
+                                   "  workstreams: [{id: w1, from: u1, title: q, items: [{id: '#1'}, {id: '#9'}]}]\n")
+                    .replace("#2. Only", "#2.\\nOnly"))
+    assert cli(["scenarios", "validate", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"{path}:10: truth.facts[0].keys: keys '#1', 'sign-off' never occur together in one unit (a sentence, "
+                   f"a line, or a bullet with its heading) of event u1's text, so no context can keep this fact",
+                   f"{path}:11: truth.workstreams[0].items[1].id: item id '#9' occurs in no event's text (as a whole "
+                   f"token), so no context can ever say where the work stands on it"]
+
+
+def test_validate_passes_on_the_bundled_scenarios(capsys):
+    assert cli(["scenarios", "validate", str(ROOT / "scenarios")]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and len(out.splitlines()) >= 15 and all(line.startswith("ok ") for line in out.splitlines())
