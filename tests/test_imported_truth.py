@@ -181,17 +181,18 @@ def test_every_key_of_every_real_session_means_something(tmp_path):
         t = s.truth
         totals["constraints"] += len(t.constraints)
         totals["facts"] += len(t.facts)
+        assert all(f.keys for f in t.facts)   # a constraint or mission may have none: then its quote / text counts
         for item in (*t.mission, *t.constraints, *t.facts):
-            assert item.keys, item
             for k in item.keys:
                 assert not stop_word(k) and k.casefold() not in FILLERS, (path.name, item)
         for c in t.constraints:
             src = events[c.from_]
-            assert src.role == "user" and cue(c.quote) is not None and U.cooccur(c.quote, c.keys), (path.name, c)
+            assert src.role == "user" and cue(c.quote) is not None, (path.name, c)
+            assert not c.keys or U.cooccur(c.quote, c.keys), (path.name, c)
             assert loader.normalize(c.quote) in loader.normalize(src.text)
         for f in t.facts:
             src = events[f.from_]
             assert src.role == "tool" and U.cooccur(src.text, f.keys) and any(descriptive(k) for k in f.keys), f
         for m in t.mission:
-            assert U.cooccur(events[m.from_].text, m.keys)
+            assert U.cooccur(events[m.from_].text, m.keys or (m.text,))
     assert totals["constraints"] >= 60 and totals["facts"] >= 30, totals

@@ -16,8 +16,9 @@
   directory", the error's message), so a bag of identifiers never satisfies it. A result with no
   such line gives no fact. At most `MAX_FACTS` (edits at most `MAX_EDITS`), the most recent.
 
-No key is a word the system prompt holds (it is rebuilt for every request, so it could never be
-lost), and a constraint the system prompt repeats is left out.
+No key is a word the system prompt holds (the validator warns about such keys: the prompt is rebuilt
+for every request). A constraint whose content words are all the system prompt's keeps only its
+verbatim quote, a mission only its text; a constraint the system prompt repeats is left out.
 
 Everything here reads events only; it never changes them.
 """
@@ -215,10 +216,12 @@ def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dic
         if not quote or m.start() < off or m.end() > off + len(quote) or in_system(quote):
             continue
         clause, coff = _clause(quote, m.start() - off)
-        keys = _fit(quote, keys_of(clause, after=max(0, m.end() - off - coff), skip=in_system))
-        if not keys:
-            continue
-        out.append({"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote, "keys": keys})
+        after = max(0, m.end() - off - coff)
+        keys = _fit(quote, keys_of(clause, after=after, skip=in_system))
+        item = {"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote}
+        if keys:   # none when every content word is the system prompt's: then only the verbatim quote counts
+            item["keys"] = keys
+        out.append(item)
         if len(out) >= MAX_CONSTRAINTS_PER_MESSAGE:
             break
     return out
@@ -235,9 +238,10 @@ def mission_of(ev: dict[str, Any], in_system=lambda term: False) -> dict[str, An
         return None
     clause, _ = _clause(request, 0)
     keys = _fit(text, keys_of(clause, skip=in_system))
-    if not keys:
-        return None
-    return {"id": "m1", "from": ev["id"], "text": request, "keys": keys}
+    if keys:
+        return {"id": "m1", "from": ev["id"], "text": request, "keys": keys}
+    # every content word is the system prompt's: the text itself is the key, so it must be one unit
+    return {"id": "m1", "from": ev["id"], "text": clause.strip()} if U.cooccur(text, [clause]) else None
 
 
 # ---------------------------------------------------------------- facts: the artifact trail
