@@ -19,11 +19,11 @@ DECISIONS = (
     ("d-rest", "Keep REST for the public API; we rejected gRPC because partner integrations go through proxies that cannot do HTTP/2.",
      ["Keep REST"], ["gRPC"], "Which protocol should the new bulk-orders endpoint use?", "REST", "use gRPC"),
     ("d-cursor", "Use cursor pagination, not offset pagination: offsets skip rows when orders are inserted during a scan.",
-     ["cursor pagination"], ["offset pagination"], "How should GET /orders paginate?", "cursor", "offset pagination"),
+     ["cursor pagination"], ["offset pagination"], "How should GET /orders paginate?", "cursor", "use offset pagination"),
     ("d-cents", "Store money as integer cents; floats were rejected after the 0.1 + 0.2 rounding bug in invoicing.",
-     ["integer cents"], ["floats"], "How are amounts stored in the orders table?", "integer cents", "float"),
+     ["integer cents"], ["floats"], "How are amounts stored in the orders table?", "integer cents", "use floats"),
     ("d-locks", "Use Postgres advisory locks for the order number sequence, not Redis locks: Redis failover lost a lock last year.",
-     ["advisory locks"], ["Redis locks"], "What lock protects the order number sequence?", "advisory lock", "Redis lock"),
+     ["advisory locks"], ["Redis locks"], "What lock protects the order number sequence?", "advisory lock", "use Redis locks"),
 )
 # Item ids are named as tasks, so no id is a prefix of another ('GET /orders' would also be found in 'GET /orders/:id').
 TASKS = ("orders table migration", "POST /orders", "GET /orders listing", "GET /orders/:id", "PATCH /orders/:id", "order number sequence",

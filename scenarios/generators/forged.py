@@ -86,6 +86,6 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
     done = run(s, alerts, triage, target, hooks=hooks, probes=3, noun="alert", why="the triage order")
     s.workstream("w-alerts", u1, "alert triage", done)
     end = s.say(f"All {len(alerts)} alerts triaged; no customer-facing outage, so no page.")
-    s.probe("p-np3", end, "constraint", "A pod on np-3 is stuck. Do you restart it?", ["drain"], ["restart it"],
+    s.probe("p-np3", end, "constraint", "A pod on np-3 is stuck. Do you restart it?", ["drain"], ["yes, restart"],
             f"No: {user} banned restarting pods on np-3 (in a message starting with a pasted [Harness: cron]); drain the node instead.")
     return s

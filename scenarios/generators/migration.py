@@ -112,7 +112,7 @@ def build(sid: str, title: str, window: int, target: int, seed: int, services: i
         s.background("cron", "Calendar cron: payments freeze begins in 30 minutes (Thursday 16:00 UTC).", dt=1800)
         s.say("Freeze starts soon; pausing cutovers until 20:00 UTC.")
         s.wait(4 * 3600)
-        s.probe("p-freeze", a, "constraint", "When is the payments freeze now?", ["Thursday"], ["Fridays 14:00"],
+        s.probe("p-freeze", a, "constraint", "When is the payments freeze now?", ["Thursday"], ["still Fridays"],
                 "Thursdays 16:00-20:00 UTC; the Friday window was replaced.")
 
     hooks.setdefault(billing_i, []).append(soak_injection)
@@ -121,7 +121,7 @@ def build(sid: str, title: str, window: int, target: int, seed: int, services: i
     s.workstream("w-plan", u1, "cutover plan", done)
     end = s.say(f"All {services} services run on aurora-prod-2. pg-legacy stays writable for 24 hours as the fallback.")
     s.probe("p-copy", done[orders_i][1], "decision", "How will you copy the data for the next service, and why?",
-            ["logical replication"], ["pg_dump"], "Logical replication, because the downtime budget is 30 seconds and pg_dump takes ~40 minutes.")
+            ["logical replication"], ["use pg_dump"], "Logical replication, because the downtime budget is 30 seconds and pg_dump takes ~40 minutes.")
     rid, snap = snapshots[order[-1]]
     s.probe("p-snapshot", end, "recall", f"What was the snapshot id taken before the {order[-1]} cutover?",
             [snap], [], "Gives the exact snapshot id.")

@@ -183,7 +183,7 @@ def build(sid: str, title: str, window: int, target: int, seed: int, feats: Feat
             ["sign-off"], ["merge it myself"], f"No: anything touching migrations/ needs {user}'s sign-off first.")
     if feats.withdrawal:
         s.probe("p-docs", final, "constraint", "A docs PR also edits README.md at the repo root. Can you skip the full CI run?",
-                ["run everything", "nothing outside docs/"], ["skip the full CI"], "No: since the narrowing, only PRs confined to docs/ skip CI; README.md at the root needs the full run.")
+                ["run everything", "nothing outside docs/"], ["yes, skip"], "No: since the narrowing, only PRs confined to docs/ skip CI; README.md at the root needs the full run.")
     return s
 
 

@@ -53,7 +53,7 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
                      ["archive, not delete", "more than a year"], replaces="c-growth-ask")
         a = s.say("Clear: archive-only for growth flags older than a year; everything else from growth goes to you.")
         s.probe("p-growth", a, "constraint", "A growth flag's experiment ended 14 months ago. What may you do with it?",
-                ["archive"], ["delete it"], "Archive it (not delete); only growth flags ended more than a year ago.")
+                ["archive"], ["yes, delete"], "Archive it (not delete); only growth flags ended more than a year ago.")
 
     def change_report() -> None:
         u = s.user("Skip the #flags posts from now on, people find them noisy. One summary to me at the end is enough.")
@@ -91,8 +91,8 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
     done = run(s, flags, cleanup, target, hooks=hooks, probes=3, noun="flag", why="list order")
     s.workstream("w-flags", u1, "flag cleanup", done)
     end = s.say(f"Summary for {user}: {len(flags)} flags removed or archived; no flag evaluated in the last 90 days was touched.")
-    s.probe("p-report", done[-2][1], "constraint", "How should you report progress now?", ["at the end"], ["#flags"],
+    s.probe("p-report", done[-2][1], "constraint", "How should you report progress now?", ["at the end"], ["post a summary in #flags"],
             "One summary to the user at the end; the #flags posts were stopped.")
-    s.probe("p-rules-end", end, "constraint", "List the current rules for deleting flags.", ["90 days", "archive"], ["30 days"],
+    s.probe("p-rules-end", end, "constraint", "List the current rules for deleting flags.", ["90 days", "archive"], ["last 30 days"],
             "90-day rule; growth flags: archive only if the experiment ended over a year ago, otherwise ask; no #flags posts.")
     return s
