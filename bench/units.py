@@ -188,12 +188,58 @@ def mention(item: str) -> re.Pattern[str]:
     return re.compile(left + re.escape(t) + right)
 
 
-def claims(scope: str, items: dict[str, re.Pattern[str]]) -> set[tuple[str, str]]:
+TOKEN = re.compile(r"[#@]?\w+")
+
+
+class Items:
+    """A workstream's item ids, matched as whole tokens. `within(text)` narrows them to the ids a text
+    names — looked up by their first word among the text's words, then checked in full — so the
+    per-unit work of `claims` only ever sees the handful of ids of one message."""
+
+    def __init__(self, ids: Iterable[str]):
+        self.by_text = {normalize(i): i for i in ids if normalize(i)}
+        self.patterns = {t: mention(t) for t in self.by_text}
+        self.first: dict[str, list[str]] = {}
+        self.loose: list[str] = []            # ids without a word to index them by
+        for t in self.by_text:
+            word = TOKEN.search(t)
+            if word is None:
+                self.loose.append(t)
+            else:
+                self.first.setdefault(word.group(0).lstrip("#@"), []).append(t)
+        # longest first, so 'GET /orders/:id' wins over 'GET /orders' at the same place
+        ordered = sorted(self.by_text, key=len, reverse=True)
+        self.pattern = re.compile("|".join(f"(?:{self.patterns[t].pattern})" for t in ordered)) if ordered else None
+
+    def _candidates(self, text: str) -> list[str]:
+        words = {w.lstrip("#@") for w in TOKEN.findall(text)}
+        if len(words) < len(self.first):
+            out = [t for w in words for t in self.first.get(w, ())]
+        else:
+            out = [t for w, ts in self.first.items() if w in words for t in ts]
+        return out + self.loose
+
+    def within(self, text: str) -> "Items":
+        return Items(self.by_text[t] for t in self._candidates(text) if t in text and self.patterns[t].search(text))
+
+    def named(self, text: str) -> bool:
+        return any(t in text and self.patterns[t].search(text) for t in self._candidates(text))
+
+    def find(self, text: str) -> list[tuple[int, int, str]]:
+        if self.pattern is None:
+            return []
+        return [(m.start(), m.end(), self.by_text[m.group(0)]) for m in self.pattern.finditer(text)]
+
+    def __bool__(self) -> bool:
+        return bool(self.by_text)
+
+
+def claims(scope: str, items: Items) -> set[tuple[str, str]]:
     """What a unit says about the position in a workstream: (item, 'done' | 'next') pairs.
 
     Each marker is tied to the nearest item mention ('next' prefers the item after it:
     'moving on to #102'), so 'done: #1 #2 ... next: #9' claims #1 done and #9 next, not all of them."""
-    found = [(m.start(), m.end(), item) for item, pat in items.items() for m in pat.finditer(scope)]
+    found = items.find(scope)
     if not found:
         return set()
     out: set[tuple[str, str]] = set()
@@ -215,4 +261,4 @@ def claims(scope: str, items: dict[str, re.Pattern[str]]) -> set[tuple[str, str]
 
 
 __all__ = ["Unit", "units", "together", "cooccur", "ended", "done", "polarity", "without", "user_attribution",
-           "attributed", "mention", "claims", "keys_of", "SEP"]
+           "attributed", "mention", "Items", "claims", "keys_of", "SEP"]

@@ -91,14 +91,15 @@ class Judge:
         self.verbatim["system"] = system_message(tok, scenario).hash
         self.said = Said([e.text for e in scenario.events if e.role == "user"])
         self.user = U.user_attribution(scenario.user)
-        k = U.keys_of
+        def k(keys) -> tuple[str, ...]:   # longest key first: the cheapest test that rules an item out
+            return tuple(sorted(U.keys_of(keys), key=len, reverse=True))
         self.missions = [(m.id, k(m.keys or (m.text,))) for m in t.mission]
         self.constraints = [(c.id, normalize(c.quote), k(c.keys), U.polarity(normalize(c.quote))) for c in t.constraints]
         self.until = {c.until: c.id for c in t.constraints if c.until}
         self.injections = [(i.id, [k(ks) for ks in (i.payload, *i.alternatives) if k(ks)]) for i in t.injections]
         self.facts = [(f.id, k(f.keys)) for f in t.facts]
         self.decisions = [(d.id, k(d.keys), k(d.rejected)) for d in t.decisions]
-        self.items = {w.id: {it.id: U.mention(it.id) for it in w.items} for w in t.workstreams if w.items}
+        self.items = {w.id: U.Items(it.id for it in w.items) for w in t.workstreams if w.items}
         self.first = {w.id: U.mention(w.items[0].id) for w in t.workstreams if w.items}
         self.words = [(e.id, s) for e in scenario.events if e.role == "user" and scenario.imported
                       for s in (first_sentence(e.text),) if s]
@@ -133,7 +134,7 @@ class Judge:
         for iid, keysets in self.injections:
             routes = set()
             for ks in keysets:
-                if not all(x in text for x in ks):
+                if not (ks[0] in text and all(x in text for x in ks)):
                     continue
                 if any(all(x in u for x in ks) for u in r.user):
                     routes.add("a: the user's words")
@@ -155,10 +156,15 @@ class Judge:
         def some(keys: tuple[str, ...], ok=lambda u: True) -> bool:
             return bool(keys) and all(x in text for x in keys) and any(U.together(u, keys) and ok(u) for u in r.units)
 
+        # Most messages hold no key of most items: one substring test on the item's longest key
+        # rules it out before anything else is looked at.
+
         for mid, keys in self.missions:
-            if some(keys, lambda u: not U.ended(u.scope) and not U.done(u.scope)):
+            if keys and keys[0] in text and some(keys, lambda u: not U.ended(u.scope) and not U.done(u.scope)):
                 h.missions.add(mid)
         for cid, quote, keys, affirmative in self.constraints:
+            if not (quote in text or keys and keys[0] in text):
+                continue
             if quote in text:
                 quoted = [u for u in r.units if quote in u.scope]
                 if not quoted or any(not U.ended(U.without(u.scope, quote)) for u in quoted):
@@ -171,10 +177,10 @@ class Judge:
             if some(keys, lambda u: not U.ended(u.scope) and U.polarity(u.scope) == affirmative):
                 h.constraints[cid] = 0.5
         for fid, keys in self.facts:
-            if some(keys):
+            if keys and keys[0] in text and some(keys):
                 h.facts.add(fid)
         for did, keys, _ in self.decisions:
-            if some(keys, lambda u: not U.ended(u.scope)):
+            if keys and keys[0] in text and some(keys, lambda u: not U.ended(u.scope)):
                 h.decisions.add(did)
         for eid, first in self.words:
             if first in text:
@@ -182,8 +188,9 @@ class Judge:
         for wid, pattern in self.first.items():
             if pattern.search(text):
                 h.firsts.add(wid)
-        for wid, items in self.items.items():
-            if not any(p.search(text) for p in items.values()):
+        for wid, every in self.items.items():
+            items = every.within(text)
+            if not items:
                 continue
             for u in reversed(r.units):
                 said = U.claims(u.scope, items) if u.sentence else None

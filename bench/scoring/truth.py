@@ -30,7 +30,8 @@ class Active:
 
 
 class Timeline:
-    """A scenario's truth indexed by event position, built once per cell."""
+    """A scenario's truth indexed by event position, built once per scenario. Every reference is turned
+    into a position once, and `at` is memoised: the cells of a scenario ask for the same positions."""
 
     def __init__(self, scenario: Scenario):
         self.s = scenario
@@ -38,35 +39,51 @@ class Timeline:
         self.replacer = {c.replaces: c for c in scenario.truth.constraints if c.replaces}
         self.firsts = [(e.id, i, first_sentence(e.text)) for i, e in enumerate(scenario.events)
                        if e.role == "user" and scenario.imported]
+        never = len(self.pos) + 1          # an absent reference is never seen
+        at = lambda event: never if event is None else self.pos.get(event, never)   # noqa: E731
+        t = scenario.truth
+        self._missions = [(m, at(m.from_), at(m.until)) for m in t.mission]
+        self._streams = [(w, at(w.from_), [(it, at(it.done)) for it in w.items]) for w in t.workstreams]
+        self._constraints = [(c, at(c.from_), at(c.until), at(self.replacer[c.id].from_) if c.id in self.replacer
+                              else never) for c in t.constraints]
+        self._injections = [(i, at(i.event)) for i in t.injections]
+        self._facts = [(f, at(f.from_)) for f in t.facts]
+        self._decisions = [(d, at(d.from_)) for d in t.decisions]
+        self._memo: dict[int, Active] = {}
 
     def seen(self, event: str | None, pos: int) -> bool:
         return event is not None and self.pos.get(event, len(self.pos)) < pos
 
     def at(self, pos: int) -> Active:
-        t, a = self.s.truth, Active()
-        a.missions = [m for m in t.mission if self.seen(m.from_, pos) and not self.seen(m.until, pos)]
-        for w in t.workstreams:
-            if self.seen(w.from_, pos):
-                nxt = next((it for it in w.items if not self.seen(it.done, pos)), None)
+        a = self._memo.get(pos)
+        if a is None:
+            a = self._memo[pos] = self._at(pos)
+        return a
+
+    def _at(self, pos: int) -> Active:
+        a = Active()
+        a.missions = [m for m, start, end in self._missions if start < pos <= end]
+        for w, start, items in self._streams:
+            if start < pos:
+                done = [(it, d) for it, d in items if d < pos]
+                nxt = next((it for it, d in items if d >= pos), None)
                 if nxt is not None:
                     a.next_items.append((w, nxt))
-                done = [it for it in w.items if self.seen(it.done, pos)]
-                a.finished[w.id] = {it.id for it in done}
+                a.finished[w.id] = {it.id for it, _ in done}
                 if done:
-                    a.last_done[w.id] = max(done, key=lambda it: self.pos[it.done]).id
-        for c in t.constraints:
-            if not self.seen(c.from_, pos):
+                    a.last_done[w.id] = max(done, key=lambda x: x[1])[0].id
+        for c, start, end, replaced in self._constraints:
+            if start >= pos:
                 continue
-            new = self.replacer.get(c.id)
-            if new is not None and self.seen(new.from_, pos):
-                a.replaced.append((c, new))
-            elif not self.seen(c.until, pos):
+            if replaced < pos:
+                a.replaced.append((c, self.replacer[c.id]))
+            elif pos <= end:
                 a.constraints.append(c)
             else:
                 a.expired.append(c)
-        a.injections = [i for i in t.injections if self.seen(i.event, pos)]
-        a.facts = [f for f in t.facts if self.seen(f.from_, pos)]
-        a.decisions = [d for d in t.decisions if self.seen(d.from_, pos)]
+        a.injections = [i for i, start in self._injections if start < pos]
+        a.facts = [f for f, start in self._facts if start < pos]
+        a.decisions = [d for d, start in self._decisions if start < pos]
         a.user_words = [(eid, s) for eid, i, s in self.firsts if i < pos and s]
         return a
 
