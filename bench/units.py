@@ -151,6 +151,43 @@ def without(text: str, part: str) -> str:
     return text if i < 0 else text[:i] + " " + text[i + len(part):]
 
 
+# ---------------------------------------------------------------- identifiers
+
+# Identifier-like tokens (what a bag of identifiers pulled from dropped text holds): paths,
+# file:line, #ids, hex shas, numbers with units, ALL_CAPS, dotted / snake_case / camelCase names,
+# hyphenated ids with a number. The validator warns about truth a bag of them would keep, and the
+# `token_bag` reference adversary keeps exactly such a bag.
+IDENTIFIER = re.compile(r"""^(?:[\w.~-]*/[\w./~@:+#=-]*|[\w.-]+\.\w+:\d+(?::\d+)?|\#\w+|[0-9a-f]{7,40}
+    |[-+]?\d[\d,._:]*%?[a-zA-Z]{0,3}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,}[0-9]*|[A-Za-z_]\w*(?:\.\w+)+(?:\(\))?
+    |[a-z]\w*_\w+|[a-z]+[0-9]*[A-Z]\w*|[A-Za-z]+(?:-[A-Za-z0-9]+)*-\d[\w-]*|\w*\d\w*)$""", re.X)
+WORD = re.compile(r"^[A-Za-z][a-z]*(?:['’-][A-Za-z]+)*$")
+STRIP = "()[]{}<>,;:\"'`!?.…“”‘’*"
+
+
+def tokens(text: str) -> list[str]:
+    """A text's whitespace-separated tokens without surrounding punctuation."""
+    return [t for t in (raw.strip(STRIP) for raw in text.split()) if t]
+
+
+def identifier(token: str) -> bool:
+    return len(token) >= 2 and bool(IDENTIFIER.match(token))
+
+
+def _word(token: str, least: int) -> bool:
+    return len(token) >= least and bool(WORD.match(token)) and not IDENTIFIER.match(token)
+
+
+def descriptive(key: str) -> bool:
+    """A key that says what a value is: at least two ordinary words ('first bad commit',
+    'backoff never grows'), not only identifiers, numbers and codes."""
+    return sum(_word(w, 2) for w in tokens(key)) >= 2
+
+
+def ordinary(key: str) -> bool:
+    """A key holding at least one ordinary word (a bag of identifiers never does)."""
+    return any(_word(w, 3) for w in tokens(key))
+
+
 # ---------------------------------------------------------------- attribution
 
 
@@ -188,7 +225,52 @@ def mention(item: str) -> re.Pattern[str]:
     return re.compile(left + re.escape(t) + right)
 
 
-TOKEN = re.compile(r"[#@]?\w+")
+def mentions(text: str, term: str) -> bool:
+    """Whole-token match on normalised text, so 'no' is not found inside 'know' (probe grading, the
+    validator's checks of probes and system prompts)."""
+    return bool(normalize(term)) and mention(term).search(normalize(text)) is not None
+
+
+TOKEN = re.compile(r"\w+")
+
+
+def words_of(text: str) -> set[str]:
+    """The distinct words of a text (runs of word characters: '#5301' gives '5301'), for the indexes below."""
+    return set(TOKEN.findall(text))
+
+
+class KeyIndex:
+    """Truth items by the words of their probe strings (each item's longest key, a quote...), so a text
+    is tested only against the items one of whose probe strings could be in it. A probe string is
+    indexed by the first four letters of its first word: a text holding the string holds a word that
+    starts with them ('rebase' is found in 'rebased', 'sign-off' in 'sign-offs'). A probe string that
+    begins inside a word ('ebase') is not found this way: keys are whole words."""
+
+    PREFIX = 4
+
+    def __init__(self, items: Iterable[tuple[str, Iterable[str]]]):
+        self.by_prefix: dict[str, set[str]] = {}
+        self.always: set[str] = set()
+        self.lengths: set[int] = set()
+        for item, probes in items:
+            for p in probes:
+                word = TOKEN.search(normalize(p))
+                if word is None:
+                    self.always.add(item)
+                    continue
+                head = word.group(0)[:self.PREFIX]
+                self.by_prefix.setdefault(head, set()).add(item)
+                self.lengths.add(len(head))
+
+    def near(self, text: str, words: set[str] | None = None) -> set[str]:
+        """`words`: the text's `words(text)`, when the caller has them already."""
+        out = set(self.always)
+        heads = {w[:n] for w in (words if words is not None else words_of(text)) for n in self.lengths}
+        for h in heads:
+            hit = self.by_prefix.get(h)
+            if hit:
+                out |= hit
+        return out
 
 
 class Items:
@@ -206,21 +288,22 @@ class Items:
             if word is None:
                 self.loose.append(t)
             else:
-                self.first.setdefault(word.group(0).lstrip("#@"), []).append(t)
+                self.first.setdefault(word.group(0), []).append(t)
         # longest first, so 'GET /orders/:id' wins over 'GET /orders' at the same place
         ordered = sorted(self.by_text, key=len, reverse=True)
         self.pattern = re.compile("|".join(f"(?:{self.patterns[t].pattern})" for t in ordered)) if ordered else None
 
-    def _candidates(self, text: str) -> list[str]:
-        words = {w.lstrip("#@") for w in TOKEN.findall(text)}
+    def _candidates(self, text: str, words: set[str] | None = None) -> list[str]:
+        words = words if words is not None else words_of(text)
         if len(words) < len(self.first):
             out = [t for w in words for t in self.first.get(w, ())]
         else:
             out = [t for w, ts in self.first.items() if w in words for t in ts]
         return out + self.loose
 
-    def within(self, text: str) -> "Items":
-        return Items(self.by_text[t] for t in self._candidates(text) if t in text and self.patterns[t].search(text))
+    def within(self, text: str, words: set[str] | None = None) -> "Items":
+        return Items(self.by_text[t] for t in self._candidates(text, words)
+                     if t in text and self.patterns[t].search(text))
 
     def named(self, text: str) -> bool:
         return any(t in text and self.patterns[t].search(text) for t in self._candidates(text))
@@ -232,6 +315,20 @@ class Items:
 
     def __bool__(self) -> bool:
         return bool(self.by_text)
+
+
+def verdict(said: set | frozenset | None, last: str | None, nxt: str, finished: set[str]) -> str:
+    """Whether a workstream's latest position statement (`said`: its (item, 'done' | 'next') claims) is
+    right, given the last finished item, the next one and every finished one: '' when it is, else why.
+    The scorer and the validator's replay of the oracle both judge a position with this."""
+    if not said:
+        return "no sentence says which item is done or next"
+    wrong = sorted(f"'{i}' as {k}" for i, k in said if (k == "next") == (i in finished))
+    if wrong:
+        return "the latest statement claims " + ", ".join(wrong)
+    if (nxt, "next") in said or (last, "done") in said:
+        return ""
+    return "the latest statement names neither the last finished item as done nor the next one as next"
 
 
 def claims(scope: str, items: Items) -> set[tuple[str, str]]:
@@ -261,4 +358,5 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
 
 
 __all__ = ["Unit", "units", "together", "cooccur", "ended", "done", "polarity", "without", "user_attribution",
-           "attributed", "mention", "Items", "claims", "keys_of", "SEP"]
+           "attributed", "mention", "mentions", "KeyIndex", "Items", "verdict", "claims", "keys_of", "SEP", "IDENTIFIER",
+           "tokens", "identifier", "descriptive", "ordinary"]

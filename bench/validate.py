@@ -403,17 +403,23 @@ def _warnings(ck: _Check, s: Scenario) -> None:
     for section, items in sections:
         for i, item in enumerate(items):
             path = ("truth", section, i)
-            if section == "constraints" and mentions(system, item.quote):
+            if section == "constraints" and U.mentions(system, item.quote):
                 ck.warn(path + ("quote",), f"the quote appears in the system prompt; {IN_SYSTEM}")
             for key in item.keys:
-                if mentions(system, key):
+                if U.mentions(system, key):
                     ck.warn(path + ("keys",), f"key '{key}' appears in the system prompt; {IN_SYSTEM}")
     for i, f in enumerate(t.facts):
-        if f.keys and not any(descriptive(k) for k in f.keys):
+        if f.keys and not any(U.descriptive(k) for k in f.keys):
             ck.warn(("truth", "facts", i, "keys"), f"keys {_listed(f.keys)} are all identifier-like (identifiers, numbers, "
                                                    f"single words): a bag of identifiers from the text would keep it; add a "
                                                    f"key that says what it is (a phrase of ordinary words, e.g. 'first bad "
                                                    f"commit')")
+    for section, items in (("mission", t.mission), ("constraints", t.constraints)):
+        for i, item in enumerate(items):
+            if item.keys and not any(U.ordinary(k) for k in item.keys):
+                ck.warn(("truth", section, i, "keys"), f"keys {_listed(item.keys)} are all identifier-like: a bag of "
+                                                       f"identifiers from the text would keep them; add a key with an "
+                                                       f"ordinary word from the same sentence")
     by_id = {e.id: e for e in s.events}
     for i, m in enumerate(t.mission):
         ev, keys = by_id.get(m.from_), U.keys_of(m.keys or (m.text,))
@@ -431,7 +437,7 @@ def _warnings(ck: _Check, s: Scenario) -> None:
                     f"even the full context never shows it in force")
     for i, p in enumerate(s.probes):
         for term in p.expect:
-            where = "the question" if mentions(p.ask, term) else "the system prompt" if mentions(system, term) else ""
+            where = "the question" if U.mentions(p.ask, term) else "the system prompt" if U.mentions(system, term) else ""
             if where:
                 ck.warn(("probes", i, "expect"), f"expected term '{term}' appears in {where}, so an answer can pass "
                                                  f"without knowing anything: reword the question or expect another term")
@@ -442,33 +448,6 @@ def _warnings(ck: _Check, s: Scenario) -> None:
 
 
 IN_SYSTEM = "it is rebuilt for every request, so it can never be lost: choose a key that is not there"
-
-
-def mentions(text: str, term: str) -> bool:
-    """Whole words on normalised text, the way probe answers are graded ('no' is not in 'know')."""
-    t = normalize(term)
-    if not t:
-        return False
-    left = r"\b" if t[0].isalnum() else ""
-    right = r"\b" if t[-1].isalnum() else ""
-    return re.search(left + re.escape(t) + right, normalize(text)) is not None
-
-
-# Identifier-like tokens (what a bag of identifiers pulled from dropped text holds): paths,
-# file:line, #ids, hex shas, numbers with units, ALL_CAPS, dotted / snake_case / camelCase names,
-# hyphenated ids with a number.
-IDENTIFIER = re.compile(r"""^(?:[\w.~-]*/[\w./~@:+#=-]*|[\w.-]+\.\w+:\d+(?::\d+)?|\#\w+|[0-9a-f]{7,40}
-    |[-+]?\d[\d,._:]*%?[a-zA-Z]{0,3}|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{2,}[0-9]*|[A-Za-z_]\w*(?:\.\w+)+(?:\(\))?
-    |[a-z]\w*_\w+|[a-z]+[0-9]*[A-Z]\w*|[A-Za-z]+(?:-[A-Za-z0-9]+)*-\d[\w-]*|\w*\d\w*)$""", re.X)
-WORD = re.compile(r"^[A-Za-z][a-z]*(?:['’-][A-Za-z]+)*$")
-STRIP = "()[]{}<>,;:\"'`!?.…“”‘’*"
-
-
-def descriptive(key: str) -> bool:
-    """A key that says what a value is: at least two ordinary words ('first bad commit',
-    'backoff never grows'), not only identifiers, numbers and codes."""
-    words = [w for w in (raw.strip(STRIP) for raw in key.split()) if w]
-    return sum(1 for w in words if len(w) >= 2 and WORD.match(w) and not IDENTIFIER.match(w)) >= 2
 
 
 def standing(s: Scenario, w: Workstream) -> str:
@@ -513,15 +492,8 @@ def standing(s: Scenario, w: Workstream) -> str:
 
 
 def _position(said: set | None, at: str, last: str, nxt: str, finished: set[str]) -> str:
-    if not said:
-        return f"no sentence so far says which item is done or next ('{last}' is finished, '{nxt}' is next)"
-    wrong = sorted(f"'{i}' as {k}" for i, k in said if (k == "next") == (i in finished))
-    if wrong:
-        return (f"the latest sentence claiming a position (event {at}) has {', '.join(wrong)} "
-                f"('{last}' is finished, '{nxt}' is next)")
-    if (nxt, "next") in said or (last, "done") in said:
-        return ""
-    return f"the latest sentence claiming a position (event {at}) names neither '{last}' as done nor '{nxt}' as next"
+    why = U.verdict(said, last, nxt, finished)
+    return f"{why} (as of event {at}; '{last}' is finished, '{nxt}' is next)" if why else ""
 
 
 def _listed(keys) -> str:

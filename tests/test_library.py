@@ -129,7 +129,7 @@ def test_a_bag_of_identifiers_keeps_no_fact(bundled):
     """Each fact has a key that says what the value is; the de-duplicated identifier-like tokens of its
     source event, on one line, do not hold its keys in one unit."""
     from bench import units
-    from bench.validate import IDENTIFIER, STRIP, descriptive
+    from bench.units import descriptive, identifier, tokens
 
     for s in bundled:
         by_id = {e.id: e for e in s.events}
@@ -137,7 +137,7 @@ def test_a_bag_of_identifiers_keeps_no_fact(bundled):
             assert any(descriptive(k) for k in f.keys), (s.id, f.id, f.keys)
             text = by_id[f.from_].text
             assert units.cooccur(text, f.keys), (s.id, f.id)
-            bag = " ".join(dict.fromkeys(t for t in (raw.strip(STRIP) for raw in text.split()) if IDENTIFIER.match(t)))
+            bag = " ".join(dict.fromkeys(t for t in tokens(text) if identifier(t)))
             assert not units.cooccur(bag, f.keys), (s.id, f.id, f.keys)
 
 
@@ -152,11 +152,12 @@ def test_the_oracle_keeps_everything_at_every_request(bundled):
     lost = []
     for s in bundled:
         judge, msgs = Judge(s, tok), render_all(tok, s)
-        found = judge.request([system_message(tok, s)])
+        found, shown = judge.request([system_message(tok, s)]), None
         for pos, e in enumerate(s.events):
             if pos:
                 found = judge.request([msgs[pos - 1]], found)
             if e.role == "assistant":
-                lost += [(s.id, e.id, c.metric, c.item, c.detail) for c in score(found, judge.timeline.at(pos))
+                checks, shown = score(found, judge.timeline.at(pos), before=shown)
+                lost += [(s.id, e.id, c.metric, c.item, c.detail) for c in checks
                          if c.metric in ("goal", "constraint", "fact", "decision") and c.score < 1]
     assert lost == [], lost[:5]

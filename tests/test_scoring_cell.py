@@ -57,6 +57,8 @@ def test_a_strategy_that_never_compacts_keeps_nothing_over_the_window(tmp_path):
     share = 1 - row["overflow_requests"] / row["requests"]
     assert row["fact_retention"] <= share + 1e-9 < full["fact_retention"]
     assert row["goal_retention"] <= share + 1e-9 and row["overflow_cost_usd"] > 0
+    probes = [r for r in csv_rows(tmp_path / "idle" / "checks.csv") if r["metric"] == "probe"]
+    assert probes and all(float(r["score"]) == 0 and "over the window" in r["detail"] for r in probes), probes
 
 
 def test_markers_false_leaks_through_route_a(tmp_path):

@@ -195,11 +195,18 @@ def _clause(text: str, at: int) -> tuple[str, int]:
     return text, 0
 
 
-def _fit(text: str, keys: list[str]) -> list[str]:
-    """Drop trailing keys until the rest co-occur in one unit of `text`."""
+def _fit(text: str, keys: list[str], clause: str | None = None, skip=lambda key: False) -> list[str]:
+    """Drop trailing keys until the rest co-occur in one unit of `text`. With `clause`, a set of
+    identifiers only (which a bag of identifiers from dropped text would hold) gets the clause's
+    first ordinary word in front, or is given up (the item then counts by its quote or text only)."""
     keys = list(keys)
     while keys and not U.cooccur(text, keys):
         keys.pop()
+    if clause is not None and keys and not any(U.ordinary(k) for k in keys):
+        word = next((w for w in keys_of(clause, most=20, skip=skip) if U.ordinary(w)), None)
+        keys = _fit(text, [word, *keys]) if word else []
+        if keys and not any(U.ordinary(k) for k in keys):
+            keys = []
     return keys
 
 
@@ -217,7 +224,7 @@ def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dic
             continue
         clause, coff = _clause(quote, m.start() - off)
         after = max(0, m.end() - off - coff)
-        keys = _fit(quote, keys_of(clause, after=after, skip=in_system))
+        keys = _fit(quote, keys_of(clause, after=after, skip=in_system), clause, in_system)
         item = {"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote}
         if keys:   # none when every content word is the system prompt's: then only the verbatim quote counts
             item["keys"] = keys
@@ -237,7 +244,7 @@ def mission_of(ev: dict[str, Any], in_system=lambda term: False) -> dict[str, An
     if not request:
         return None
     clause, _ = _clause(request, 0)
-    keys = _fit(text, keys_of(clause, skip=in_system))
+    keys = _fit(text, keys_of(clause, skip=in_system), clause, in_system)
     if keys:
         return {"id": "m1", "from": ev["id"], "text": request, "keys": keys}
     # every content word is the system prompt's: the text itself is the key, so it must be one unit

@@ -137,7 +137,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
     rows: list[dict[str, Any]] = []
     tally = Tally()
     passed, pending, last, prev = 0, False, None, None
-    before, found = None, None
+    before, found, shown = None, None, None
     over_requests = 0
 
     def full_rows(r: Any, k: int, point: str, checks: list) -> None:
@@ -166,7 +166,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
         before = msgs
         over = bool(r.record.get("over"))
         over_requests += over
-        checks = score(found, timeline.at(at), over and not oracle)
+        checks, shown = score(found, timeline.at(at), over and not oracle, shown)
         tally.add(r, checks)
         if pending:
             full_rows(r, passed, "compaction", checks)
@@ -179,7 +179,9 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
                               "oracle": int(oracle), "probe_pass_rate": None}
     if probes:
         contexts = _contexts(probes, targets, last[0] if last else None, timeline, cell, tok)
-        outcomes, answerable = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev)
+        # A probe whose request was over the window gets no answer: no provider would serve it.
+        blocked = {p.id for p in probes if p.id in targets and targets[p.id].record.get("over") and not oracle}
+        outcomes, answerable = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev, blocked)
         graded = [o for o in outcomes if answerable.get(o.probe.id) is not False]
         scores["probe_pass_rate"] = round(sum(bool(o.passed) for o in graded) / len(graded), 4) if graded else None
         scores["probes_answerable"] = len(graded)
@@ -225,16 +227,18 @@ _ORACLE: dict[tuple, dict[str, bool | None]] = {}
 
 
 async def _probes(cell: Any, sc: Scoring, probes: list, contexts: list, targets: dict, tok: Any, cell_dir: Path,
-                  prev: Any):
+                  prev: Any, blocked: set[str] = frozenset()):
     """The probes' outcomes, and per probe whether the same agent answers it with the oracle's context
     (True / False; None when that failed to run). The oracle's answers depend only on the scenario and
     the models, so this process asks them once per scenario."""
     from ..models import build as build_model
-    from .probes import ask_all
+    from .probes import Outcome, ask_all
 
     agent, judge = build_model(cell.agent), build_model(cell.judge)
-    outcomes = await ask_all(list(zip(probes, contexts)), agent, judge, tok, cell.scenario.user, sc.grade,
-                             sc.pass_score)
+    asked = [(p, ctx) for p, ctx in zip(probes, contexts) if p.id not in blocked]
+    answers = {o.probe.id: o for o in await ask_all(asked, agent, judge, tok, cell.scenario.user, sc.grade,
+                                                      sc.pass_score)}
+    outcomes = [answers.get(p.id) or Outcome(p, False, "not asked: its request was over the window") for p in probes]
     key = (cell.scenario.id, cell.scenario.path, cell.markers, repr(cell.agent), repr(cell.judge), sc.grade,
            sc.pass_score, tuple(p.id for p in probes))
     answerable = _ORACLE.get(key)

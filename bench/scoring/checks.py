@@ -105,6 +105,11 @@ class Judge:
                       for s in (first_sentence(e.text),) if s]
         self.cache: dict[tuple[str, bool], Hits] = {}
         self.timeline = Timeline(scenario)
+        self.index = U.KeyIndex([(mid, keys[:1]) for mid, keys in self.missions]
+                                + [(cid, (q, *keys[:1])) for cid, q, keys, _ in self.constraints]
+                                + [(iid, tuple(ks[0] for ks in sets)) for iid, sets in self.injections]
+                                + [(fid, keys[:1]) for fid, keys in self.facts]
+                                + [(did, keys[:1] + rejected) for did, keys, rejected in self.decisions])
 
     def hits(self, m: Message) -> Hits:
         verbatim = self.verbatim.get(m.id) == m.hash and m.from_event and not m.parts
@@ -129,9 +134,13 @@ class Judge:
         text = r.text
         if verbatim and m.id in self.until:
             h.ended.add(self.until[m.id])
+        words = U.words_of(text)
+        near = self.index.near(text, words)
         if text:
-            self._retention(h, r, text)
+            self._retention(h, r, text, near, words)
         for iid, keysets in self.injections:
+            if iid not in near:
+                continue
             routes = set()
             for ks in keysets:
                 if not (ks[0] in text and all(x in text for x in ks)):
@@ -152,18 +161,17 @@ class Judge:
                 h.revived.add(did)
         return h
 
-    def _retention(self, h: Hits, r: Reading, text: str) -> None:
+    def _retention(self, h: Hits, r: Reading, text: str, near: set[str], words: set[str]) -> None:
         def some(keys: tuple[str, ...], ok=lambda u: True) -> bool:
             return bool(keys) and all(x in text for x in keys) and any(U.together(u, keys) and ok(u) for u in r.units)
 
-        # Most messages hold no key of most items: one substring test on the item's longest key
-        # rules it out before anything else is looked at.
-
+        # Most messages hold no key of most items: the index of first words (`near`) narrows the items
+        # to the few whose longest key (or quote) could be in this text before anything else is looked at.
         for mid, keys in self.missions:
-            if keys and keys[0] in text and some(keys, lambda u: not U.ended(u.scope) and not U.done(u.scope)):
+            if mid in near and some(keys, lambda u: not U.ended(u.scope) and not U.done(u.scope)):
                 h.missions.add(mid)
         for cid, quote, keys, affirmative in self.constraints:
-            if not (quote in text or keys and keys[0] in text):
+            if cid not in near or not (quote in text or keys and keys[0] in text):
                 continue
             if quote in text:
                 quoted = [u for u in r.units if quote in u.scope]
@@ -177,10 +185,10 @@ class Judge:
             if some(keys, lambda u: not U.ended(u.scope) and U.polarity(u.scope) == affirmative):
                 h.constraints[cid] = 0.5
         for fid, keys in self.facts:
-            if keys and keys[0] in text and some(keys):
+            if fid in near and some(keys):
                 h.facts.add(fid)
         for did, keys, _ in self.decisions:
-            if keys and keys[0] in text and some(keys, lambda u: not U.ended(u.scope)):
+            if did in near and some(keys, lambda u: not U.ended(u.scope)):
                 h.decisions.add(did)
         for eid, first in self.words:
             if first in text:
@@ -189,7 +197,7 @@ class Judge:
             if pattern.search(text):
                 h.firsts.add(wid)
         for wid, every in self.items.items():
-            items = every.within(text)
+            items = every.within(text, words)
             if not items:
                 continue
             for u in reversed(r.units):
@@ -210,14 +218,26 @@ def _leaks_in(written: list[U.Unit], keys: tuple[str, ...], user) -> bool:
 # ---------------------------------------------------------------- one request
 
 
-def score(found: Hits, a: Active, over: bool = False) -> list[Check]:
-    """One Check per item in force. `over`: the request exceeded the window and no provider would
-    serve it, so it keeps nothing (worse-is-more metrics still show what its text held)."""
-    out: list[Check] = []
+def score(found: Hits, a: Active, over: bool = False, before: dict | None = None) -> tuple[list[Check], dict]:
+    """One Check per item in force, and what this request's text shows per item (for the next call).
 
-    def kept(metric: str, item: str, ok: float, detail: str, kind: str = "") -> None:
+    Memory is what the agent holds from one request to the next: an item in force at the previous
+    request (`before`, that request's own findings) scores at most what it scored there, so text put
+    back only on the request after a compaction and gone on the next one earns nothing. An item that
+    came into force since counts at once. `over`: the request exceeded the window and no provider
+    would serve it, so it keeps nothing. Neither rule touches the metrics where more is worse
+    (leakage, stale constraints, revived options): whatever the text shows there counts."""
+    out: list[Check] = []
+    shown: dict[tuple[str, str], float] = {}
+
+    def kept(metric: str, item: str, ok: float, detail: str, kind: str = "", key: str | None = None) -> None:
+        k = (metric, key or item)
+        shown[k] = ok
+        held = ok if before is None or k not in before else min(ok, before[k])
         if over:
             out.append(Check(metric, item, 0.0, "over the window", kind))
+        elif held < ok:
+            out.append(Check(metric, item, held, "not held: absent from the previous request", kind))
         else:
             out.append(Check(metric, item, ok, "" if ok == 1.0 else detail, kind))
 
@@ -225,10 +245,10 @@ def score(found: Hits, a: Active, over: bool = False) -> list[Check]:
         kept("goal", m.id, float(m.id in found.missions), "keys not together in an entry that is in force")
     for w, item in a.next_items:
         ok, why = _position(found, w, item, a)
-        kept("goal", f"{w.id}:{item.id}", float(ok), why)
+        kept("goal", f"{w.id}:{item.id}", float(ok), why, key=w.id)
     for c in a.constraints:
-        s = found.constraints.get(c.id, 0.0)
-        kept("constraint", c.id, s, "quote lost; keys kept" if s == 0.5 else "quote and keys lost", c.kind)
+        v = found.constraints.get(c.id, 0.0)
+        kept("constraint", c.id, v, "quote lost; keys kept" if v == 0.5 else "quote and keys lost", c.kind)
     for old, new in a.replaced:
         stale = old.id in found.quoted and not (found.constraints.get(new.id, 0.0) > 0 or old.id in found.ended)
         out.append(Check("stale_constraint", old.id, float(stale), f"replaced by {new.id}, which is missing"
@@ -249,26 +269,17 @@ def score(found: Hits, a: Active, over: bool = False) -> list[Check]:
         if d.rejected:
             back = d.id in found.revived
             out.append(Check("rejected_back", d.id, float(back), "a rejected option is proposed again" if back else ""))
-    return out
+    return out, shown
 
 
 def _position(found: Hits, w, item, a: Active) -> tuple[bool, str]:
     """Where the queue stands: before any item is done, the first one is named; after, the latest
-    statement about the queue names the last finished item as finished or the next one as next,
-    and claims no finished item as next and no unfinished one as finished."""
+    statement about the queue is judged by `units.verdict`."""
     last = a.last_done.get(w.id)
     if last is None:
         return (w.id in found.firsts, "" if w.id in found.firsts else "the first item is not named")
-    said = found.position.get(w.id)
-    if not said:
-        return False, "no statement of where the queue stands"
-    finished = a.finished.get(w.id, set())
-    wrong = [f"{i} as {k}" for i, k in said if (k == "next" and i in finished) or (k == "done" and i not in finished)]
-    if wrong:
-        return False, "latest statement has " + ", ".join(sorted(wrong))
-    if (item.id, "next") in said or (last, "done") in said:
-        return True, ""
-    return False, "latest statement names neither the last finished item nor the next one"
+    why = U.verdict(found.position.get(w.id), last, item.id, a.finished.get(w.id, set()))
+    return not why, why
 
 
 def point_values(checks: list[Check]) -> dict[str, float]:

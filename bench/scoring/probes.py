@@ -15,6 +15,7 @@ from typing import Sequence
 
 from ..errors import ModelError
 from ..loader import normalize
+from ..units import mentions
 from ..messages import Message, make
 from ..models import Model
 from ..models.offline import Turn, register_player
@@ -40,16 +41,6 @@ class Outcome:
     detail: str
     score: float | None = None   # judge score 0-5
     request: list[Message] | None = None
-
-
-def mentions(text: str, term: str) -> bool:
-    """Whole-word match on normalised text, so 'no' is not found inside 'know'."""
-    t = normalize(term)
-    if not t:
-        return False
-    left = r"\b" if t[0].isalnum() else ""
-    right = r"\b" if t[-1].isalnum() else ""
-    return re.search(left + re.escape(t) + right, normalize(text)) is not None
 
 
 YES = re.compile(r"^\W*(yes|yeah|yep|sure|correct|i (will|can|may|do|did|should)|we (will|can|may))\b")

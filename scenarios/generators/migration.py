@@ -37,7 +37,7 @@ def build(sid: str, title: str, window: int, target: int, seed: int, services: i
                 f"after a cutover, roll that service back immediately and stop the plan until I confirm. No cutovers during the "
                 f"payments freeze, Fridays 14:00-18:00 UTC. Do not start billing until orders has been stable for 24 hours.", dt=0)
     s.mission("m-migrate", u1, f"move all {services} services from pg-legacy to aurora-prod-2 in the given order",
-              ["aurora-prod-2", "pg-legacy"])
+              ["moving every service", "pg-legacy", "aurora-prod-2"])
     s.constraint("c-order", u1, "must", "Do them strictly in this order", ["strictly in this order"])
     s.constraint("c-rollback", u1, "must", "if the 5xx rate stays above 2% for 5 minutes after a cutover, roll that service back "
                  "immediately and stop the plan until I confirm", ["2%", "5 minutes", "roll that service back"])

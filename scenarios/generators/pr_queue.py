@@ -130,7 +130,8 @@ def build(sid: str, title: str, window: int, target: int, seed: int, feats: Feat
                 f"billing/, migrations/ or auth/. Never push to main directly. Use squash merges.", dt=0)
     s.mission("m-queue", u1, f"review all {len(prs)} PRs oldest to newest, {prs[0].ref} to {last}", ["oldest to newest", prs[0].ref])
     s.constraint("c-signoff", u1, "reporting", "Only come to me when a PR needs my sign-off", ["sign-off"])
-    s.constraint("c-scope", u1, "must", "anything touching billing/, migrations/ or auth/", ["billing/", "migrations/", "auth/"])
+    s.constraint("c-scope", u1, "must", "anything touching billing/, migrations/ or auth/",
+                 ["touching", "billing/", "migrations/", "auth/"])
     s.constraint("c-main", u1, "ban", "Never push to main directly", ["push to main"])
     c_squash = s.constraint("c-squash", u1, "preference", "Use squash merges", ["squash"])
     if feats.skills:

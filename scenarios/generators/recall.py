@@ -41,7 +41,7 @@ def build(sid: str, title: str, window: int, target: int, seed: int, tags: list[
     u2 = s.user(f"Note the bar.ts:{line} warning about retries, that looks like a real bug. We'll come back to it after the crash is fixed; "
                 f"don't touch bar.ts before then.")
     s.constraint("c-bar-later", u2, "must", "We'll come back to it after the crash is fixed", ["after the crash is fixed"])
-    s.constraint("c-bar-ban", u2, "ban", "don't touch bar.ts before then", ["bar.ts"])
+    s.constraint("c-bar-ban", u2, "ban", "don't touch bar.ts before then", ["touch bar.ts"])
     bad = C.sha(rng, 9)
     errno = f"ERR_SSL_{rng.choice(('DECRYPTION_FAILED', 'BAD_RECORD_MAC', 'WRONG_VERSION_NUMBER'))}"
 

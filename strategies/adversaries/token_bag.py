@@ -19,24 +19,11 @@ from __future__ import annotations
 import re
 
 from bench.messages import Message, calls_text
+from bench.units import identifier, tokens
 from bench.strategy import Compaction
 
 from .user_tail import UserTail
 
-STRIP = "()[]{}<>,;:\"'`!?.…“”‘’*"
-IDENTIFIER = re.compile(
-    r"""^(?:
-        [\w.~-]*/[\w./~@:+#=-]+          # a path (or a URL-ish path)
-      | [\w.-]+\.\w+:\d+(?::\d+)?         # file:line
-      | \#\d+                             # #ids
-      | [0-9a-f]{7,40}                    # a hex sha (checked below: holds a digit and a letter)
-      | [-+]?\d[\d,._]*%?[a-zA-Z]{0,3}    # a number, maybe with a unit (512MB, 6s, 4.37.0, 30%)
-      | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}[0-9]*   # ALL_CAPS_NAMES
-      | [A-Za-z_]\w*(?:\.\w+)+(?:\(\))?   # dotted.names
-      | [a-z]\w*_\w+                      # snake_case
-      | [a-z]+[0-9]*[A-Z]\w*              # camelCase
-      | [A-Za-z]+(?:-[A-Za-z0-9]+)*-\d[\w-]*   # hyphenated ids (snap-15606ea5, PROJ-123)
-    )$""", re.X)
 HEX = re.compile(r"^[0-9a-f]{7,40}$")
 SPECIFIC = re.compile(r"^(?:[\w./-]+:\d+(?::\d+)?|\#\d+|[0-9a-f]{7,40}|[A-Z][A-Z0-9_]{2,}|.*-\d[\w-]*|.*\d.*[a-zA-Z].*)$")
 NUMBER = re.compile(r"^[-+]?\d[\d,._]*%?[a-zA-Z]{0,3}$")
@@ -52,9 +39,8 @@ def kind(token: str) -> int:
 def identifiers(text: str) -> list[str]:
     """The identifier-like tokens of a text, in order (duplicates kept)."""
     out = []
-    for raw in text.split():
-        t = raw.strip(STRIP)
-        if len(t) < 2 or not IDENTIFIER.match(t):
+    for t in tokens(text):
+        if not identifier(t):
             continue
         if HEX.match(t) and not (re.search(r"\d", t) and re.search(r"[a-f]", t)) and not t.isdigit():
             continue

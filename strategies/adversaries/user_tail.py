@@ -4,7 +4,9 @@ What it games: goal_retention (and constraint_fidelity). Mission keys and constr
 in the user's own messages, so keeping those messages (the original objects, never rewritten)
 keeps every quote verbatim and every mission key in place, while everything the agent did —
 which items are finished, what the tools showed, what was decided — is dropped except for a
-small tail of the newest turns (`tail`, a fraction of the window, 0.1 by default).
+small tail of the newest turns (`tail`, a fraction of the window, 0.1 by default). It keeps only
+that, at every request: the tail slides (it compacts whenever the turns outgrow it), so what it
+knows of the work is never more than the newest turns.
 
 Why it must lose: remembering what the user asked is not knowing where the work stands. A
 scenario set must show the gap on goal_retention (the queue position is stated by the agent,
@@ -35,6 +37,10 @@ class UserTail(Strategy):
 
     def budget(self) -> int:
         return int(self.session.window * self.tail)
+
+    def should_compact(self) -> bool:
+        turns = sum(m.tokens + PER_MESSAGE for m in self.messages if not is_user(m))
+        return turns > self.budget() or self.size() > self.trigger()
 
     async def compact(self) -> Compaction:
         before = self.size()
