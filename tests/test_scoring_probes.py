@@ -61,3 +61,18 @@ def test_failures_are_recorded_not_passed():
 def test_offline_agent_answers_from_the_context():
     probe = Probe("p", "u1", "continuation", "Which PR do you review next?", expect=("#117",))
     assert run(probe, OfflineModel()).passed
+
+
+def test_offline_answers_prefer_the_latest_next_statement_the_named_id_and_the_conversation():
+    from bench.models.offline.extract import answer
+
+    def m(i, role, text):
+        return make(TOK, id=f"m{i}", role=role, tag="system" if role == "system" else role, text=text)
+
+    ctx = [m(0, "system", "You are an agent. Review the PR the user names next, always."),
+           m(1, "user", "Review #1 to #3 in order."), m(2, "assistant", "Next: #1."),
+           m(3, "assistant", "Before the next step: reading the diff."), m(4, "assistant", "Merged #1. Next: #2."),
+           m(5, "tool", "#3 touches billing/ and fails CI on bar.ts:9; #2 passes.")]
+    assert answer(ctx, "Which PR do you review next?", None, TOK) == "Next: #2."
+    assert "bar.ts:9" in answer(ctx, "Why does #3 fail?", None, TOK)
+    assert not answer(ctx, "Which PR does the agent review, always?", None, TOK).startswith("You are an agent")

@@ -61,6 +61,14 @@ class Script:
         self.size += tok.count(text) + (tok.count(calls_text(calls)) if calls else 0) + PER_MESSAGE
         return eid
 
+    def amend(self, eid: str, extra: str) -> None:
+        """Append to an event's text (what an agent adds when it finishes an item: 'Next: X.')."""
+        ev = next(e for e in reversed(self.events) if e["id"] == eid)
+        tok = tokenizer()
+        self.size += tok.count(self._text[eid] + extra) - tok.count(self._text[eid])
+        self._text[eid] += extra
+        ev["text"] = self._text[eid]
+
     def user(self, text: str, dt: float | None = None) -> str:
         return self._add("user", text, dt)
 

@@ -23,7 +23,7 @@ DECISIONS = (
     ("d-cents", "Store money as integer cents; floats were rejected after the 0.1 + 0.2 rounding bug in invoicing.",
      ["integer cents"], ["floats"], "How are amounts stored in the orders table?", "integer cents", "use floats"),
     ("d-locks", "Use Postgres advisory locks for the order number sequence, not Redis locks: Redis failover lost a lock last year.",
-     ["advisory locks"], ["Redis locks"], "What lock protects the order number sequence?", "advisory lock", "use Redis locks"),
+     ["advisory locks"], ["Redis locks"], "What lock protects the order number sequence?", "advisory locks", "use Redis locks"),
 )
 # Item ids are named as tasks, so no id is a prefix of another ('GET /orders' would also be found in 'GET /orders/:id').
 TASKS = ("orders table migration", "POST /orders", "GET /orders listing", "GET /orders/:id", "PATCH /orders/:id", "order number sequence",

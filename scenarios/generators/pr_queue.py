@@ -16,6 +16,7 @@ from . import content as C
 from bench.tokens import tokenizer
 
 from .builder import Script, begin
+from .queue import says_next
 from .skills import skill_text
 
 SYSTEM = """You are a coding agent working in the acme/platform repository on behalf of {user}.
@@ -166,6 +167,8 @@ def build(sid: str, title: str, window: int, target: int, seed: int, feats: Feat
             _inject(s, rng, inj_at[i], prs[min(i + 3, len(prs) - 1)], user)
         end = _review(s, rng, pr, docs_rule is not None, merge_style, user)
         done.append((pr.ref, end))
+        if i + 1 < len(prs):
+            says_next(s, end, prs[i + 1].ref)
         if i in probe_at and i + 1 < len(prs):
             nxt = prs[i + 1].ref
             s.probe(f"p-next-{i + 1}", end, "continuation", "Which PR do you review next, and why that one?", [nxt],

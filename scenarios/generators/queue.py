@@ -24,11 +24,20 @@ def run(s: Script, items: list[str], work: Work, target: int, *, hooks: dict[int
             hook()
         end = work(i, ref, target * (i + 1) // len(items))
         done.append((ref, end))
+        if i + 1 < len(items):
+            says_next(s, end, items[i + 1])
         if i in at and i + 1 < len(items):
             nxt = items[i + 1]
             s.probe(f"p-next-{i + 1}", end, "continuation", f"Which {noun} do you work on next?", [nxt], [f"{ref} next"],
                     f"Names {nxt} as the next {noun} ({why}); {ref} is finished.")
     return done
+
+
+def says_next(s: Script, end: str, nxt: str) -> None:
+    """The event that finishes an item also says which one comes next, as an agent working through a
+    queue does (so the record itself shows the position, and "what next?" has an answer in it)."""
+    if "next" not in s.text(end).lower():
+        s.amend(end, f" Next: {nxt}.")
 
 
 def pad(s: Script, until: int, step: Callable[[], object], most: int = 200) -> None:

@@ -172,23 +172,35 @@ def wanted_kind(question: str, s: Sentence) -> float:
     return bonus
 
 
-ASKS_NEXT = re.compile(r"\b(next|now|where are you|what do you do|continue)\b", re.I)
-SAYS_NEXT = re.compile(r"\b(next|resum\w*|continu\w*|moving on|starting|start with|working on|current\w*)\b", re.I)
+ASKS_NEXT = re.compile(r"\b(next|what do you do|continue)\b", re.I)
+# A sentence that states what comes next: "Next: billing.", "next in the queue: #5311", "Resuming the
+# queue at #5327", "moving on to POST /orders".
+STATES_NEXT = re.compile(r"(?:^|;\s*)next(?: up| in the queue| \w+)?\s*(?:\(\d+ of \d+\)\s*)?:|\bnext (?:is|one is|up is)\b|"
+                         r"\bresum\w* (?:the \w+ )?(?:at|with)\b|\bmoving on to\b|\bcontinu\w* with\b", re.I)
 
 
 def answer(messages: Sequence[Message], question: str, budget: int | None, tok: Tokenizer) -> str:
     """The sentence(s) of the context that share the most rare words with the question.
 
-    Two honest extractive preferences: a question that names an id (a PR number, a path, a sha)
-    prefers the sentences that name it; a question about what comes next prefers the latest
-    sentence that says what comes next, since a later statement of the position supersedes an
+    Three honest extractive preferences: the conversation over the system prompt's instructions
+    (the question is about the session); a question that names an id (a PR number, a path, a sha)
+    looks at the sentences that name it; a question about what comes next answers with the latest
+    sentence that states what comes next, since a later statement of the position supersedes an
     earlier one."""
     pool = _dedupe(sentences(messages, tok))
     want = terms(question)
     if not pool or not want:
         return "I do not know."
+    talk = [s for s in pool if s.label != "System"]
+    pool = talk or pool
     asked = {m.group(0).lower() for m in IDENT.finditer(question)} | {m.group(0).lower() for m in PATH.finditer(question)}
-    nexty = bool(ASKS_NEXT.search(question))
+    named = [s for s in pool if asked and any(a in s.text.lower() for a in asked)]
+    if ASKS_NEXT.search(question):
+        stated = [s for s in (named or pool) if STATES_NEXT.search(s.text)]
+        if stated:
+            text = stated[-1].text
+            return tok.truncate(text, budget) if budget else text
+    pool = named or pool
     bags = [terms(s.text) for s in pool]
     df: dict[str, int] = {}
     for bag in bags:
@@ -197,13 +209,9 @@ def answer(messages: Sequence[Message], question: str, budget: int | None, tok: 
     n = len(pool)
     for s, bag in zip(pool, bags):
         hits = bag & want
-        s.score = sum(math.log((n + 1) / (df[w] + 0.5)) for w in hits)
+        s.score = sum(math.log((n + 1) / (df[w] + 0.5)) for w in hits) + (1.0 if named else 0.0)
         if hits:
             s.score += 0.5 * (s.pos + 1) / n + 0.3 * (s.label == "User") + wanted_kind(question, s)
-        if asked and any(a in s.text.lower() for a in asked):
-            s.score += 3.0
-        if nexty and SAYS_NEXT.search(s.text):
-            s.score += 1.0 + 4.0 * (s.pos + 1) / n
     ranked = sorted(pool, key=lambda s: (-s.score, -s.pos))
     if ranked[0].score <= 0:
         return "I do not know."
