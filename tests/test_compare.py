@@ -95,3 +95,22 @@ def test_fresh_run_matches_the_committed_baseline(tmp_path):
     base = {(r["scenario"], r["strategy"]) for r in read_csv(BASELINE)}
     assert fresh <= base, f"cells missing from the baseline (regenerate it): {sorted(fresh - base)}"
     assert cli(["compare", str(BASELINE), str(out)]) == 0
+
+
+def test_a_strategy_that_stops_compacting_fails_the_gate_on_overflow(tmp_path, capsys):
+    """The reference adversary `stop_compacting`, put in naive's slot (Hydra's group override), as if
+    naive had regressed into it: its requests overflow, and compare against the committed baseline
+    fails naming the overflow."""
+    out = tmp_path / "stopped"
+    assert cli(["run", "suite=smoke", "strategies=[naive]", "strategy@strategy.naive=stop_compacting",
+                "probes.enabled=false", f"out={out}"]) == 0
+    capsys.readouterr()
+    assert cli(["compare", str(BASELINE), str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "naive/offline: overflow_requests 0 -> " in err and "no provider would serve" in err
+
+
+def test_an_overflow_rise_fails_whatever_the_threshold(tmp_path):
+    base = run_dir(tmp_path, "a", {**ROW, "overflow_requests": 0})
+    new = run_dir(tmp_path, "b", {**ROW, "overflow_requests": 1})
+    assert cli(["compare", str(base), str(new), "--max-drop", "1"]) == 1

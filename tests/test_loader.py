@@ -213,7 +213,8 @@ def test_bundled_hand_scenarios_validate():
 def test_readme_example_scenario_is_valid(tmp_path):
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     block = readme.split("```yaml\n", 1)[1].split("```", 1)[0]
-    s = loader.load(write(tmp_path, block))
+    s, problems, warnings = loader.inspect(write(tmp_path, block), strict=True)
+    assert problems == [] and warnings == [], problems + warnings     # held to the warnings, like the bundled files
     assert s.id == "my-pr-queue" and s.truth.injections[0].event == "b1"
 
 
