@@ -311,7 +311,7 @@ def main(argv: list[str]) -> int:
         print(f"{len(missed)} of {len(ADVERSARIES)} adversaries not caught: this scenario set cannot tell "
               f"{', '.join(missed)} from the oracle")
     elif not errors:
-        print(f"every adversary caught: this scenario set tells each of them from the oracle")
+        print("every adversary caught: this scenario set tells each of them from the oracle")
     return 1 if missed or errors else 0
 
 

@@ -266,24 +266,9 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
         for key in m.get("payload", []):
             if normalize(key) not in normalize(ev.text):
                 ck.add(path + ("payload",), f"payload '{key}' does not occur in event {ev.id}'s text")
-    for path, m in out["facts"]:
-        ev = by_id.get(m.get("from"))
-        keys = [k for k in m.get("keys", []) if k.strip()] if ev is not None else []
-        missing = [k for k in keys if normalize(k) not in normalize(ev.text)]
-        for key in missing:
-            ck.add(path + ("keys",), f"key '{key}' does not occur in event {ev.id}'s text")
-        if keys and not missing and not U.cooccur(ev.text, keys):
-            ck.add(path + ("keys",), f"keys {_listed(keys)} never occur together in one unit (a sentence, a line, or a "
-                                     f"bullet with its heading) of event {ev.id}'s text, so no context can keep this fact")
-    for path, m in out["decisions"]:
-        ev = by_id.get(m.get("from"))
-        keys = [k for k in m.get("keys", []) if k.strip()] if ev is not None else []
-        missing = [k for k in keys if normalize(k) not in normalize(ev.text)]
-        for key in missing:
-            ck.add(path + ("keys",), f"key '{key}' does not occur in event {ev.id}'s text")
-        if keys and not missing and not U.cooccur(ev.text, keys):
-            ck.add(path + ("keys",), f"keys {_listed(keys)} never occur together in one unit (a sentence, a line, or a "
-                                     f"bullet with its heading) of event {ev.id}'s text, so no context can keep this decision")
+    for section, what in (("facts", "fact"), ("decisions", "decision")):
+        for path, m in out[section]:
+            _keys_together(ck, path, by_id.get(m.get("from")), [k for k in m.get("keys", []) if k.strip()], what)
     for path, m in out["mission"]:
         ev = by_id.get(m.get("from"))
         keys = [k for k in (m.get("keys") or ([m["text"]] if m.get("text", "").strip() else [])) if k.strip()]
@@ -494,6 +479,18 @@ def standing(s: Scenario, w: Workstream) -> str:
 def _position(said: set | None, at: str, last: str, nxt: str, finished: set[str]) -> str:
     why = U.verdict(said, last, nxt, finished)
     return f"{why} (as of event {at}; '{last}' is finished, '{nxt}' is next)" if why else ""
+
+
+def _keys_together(ck: _Check, path: Path_, ev: Event | None, keys: list[str], what: str) -> None:
+    """Each key in the event's text, and all of them in one unit of it: else no context can keep the item."""
+    if ev is None or not keys:
+        return
+    missing = [k for k in keys if normalize(k) not in normalize(ev.text)]
+    for key in missing:
+        ck.add(path + ("keys",), f"key '{key}' does not occur in event {ev.id}'s text")
+    if not missing and not U.cooccur(ev.text, keys):
+        ck.add(path + ("keys",), f"keys {_listed(keys)} never occur together in one unit (a sentence, a line, or a "
+                                 f"bullet with its heading) of event {ev.id}'s text, so no context can keep this {what}")
 
 
 def _listed(keys) -> str:

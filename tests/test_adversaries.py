@@ -21,6 +21,7 @@ from bench.tokens import PER_MESSAGE, tokenizer
 from strategies.adversaries import RestoreAtCompaction, StopCompacting, TokenBag, UserTail
 from strategies.adversaries.token_bag import identifiers
 from strategies.truncate import Truncate
+from test_strategy_common import assert_paired
 
 TOK = tokenizer()
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,16 +46,6 @@ def run(s, strategy, name="adv"):
     records = [json.loads(line) for line in rq.getvalue().splitlines()]
     agent = [r for r in replay_requests(iter(records), s, TOK, True) if r.kind == "agent"]
     return stats, agent, [json.loads(line) for line in cp.getvalue().splitlines()], rq.getvalue()
-
-
-def assert_paired(request):
-    open_calls, answered = set(), set()
-    for m in request:
-        if m.role == "tool":
-            assert m.call_id in open_calls, f"result {m.id} without its call"
-            answered.add(m.call_id)
-        open_calls.update(c.id for c in m.calls)
-    assert open_calls == answered, f"calls without results: {sorted(open_calls - answered)}"
 
 
 _COPIES: dict[Path, Path] = {}

@@ -21,15 +21,7 @@ from bench.scoring.truth import first_sentence as user_words_of
 from bench.strategy import Strategy
 from bench.text import harness_made, stop_word, substantive
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path("/work/shared/data/transcripts")
-if not DATA.exists():
-    DATA = ROOT.parent / "shared" / "data" / "transcripts"
-TAU = DATA / "tau-bench-airline-gpt-4o.json"
-SWE = DATA / "swe-agent-marshmallow-1867.traj"
-OPENHANDS = DATA / "openhands-multi-swe-bench-output.jsonl"
-CLAUDE = ROOT / "tests" / "data" / "claude-code-session.jsonl"
-needs_data = pytest.mark.skipif(not TAU.exists(), reason="shared transcripts not available")
+from transcripts import CLAUDE, OPENHANDS, SWE, TAU, needs_data
 FILLERS = {"really", "still", "just", "actually", "maybe", "please", "thing", "things", "something", "stuff", "anything"}
 
 

@@ -14,15 +14,7 @@ from bench.importers.common import derive_truth, first_sentence, kind_of, substa
 from bench.importers.truth import cue
 from bench.text import harness_made
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = Path("/work/shared/data/transcripts")
-if not DATA.exists():
-    DATA = ROOT.parent / "shared" / "data" / "transcripts"
-TAU = DATA / "tau-bench-airline-gpt-4o.json"
-SWE = DATA / "swe-agent-marshmallow-1867.traj"
-OPENHANDS = DATA / "openhands-multi-swe-bench-output.jsonl"
-CLAUDE = ROOT / "tests" / "data" / "claude-code-session.jsonl"
-needs_data = pytest.mark.skipif(not TAU.exists(), reason="shared transcripts not available")
+from transcripts import CLAUDE, OPENHANDS, SWE, TAU, needs_data
 
 
 def roles(path: Path) -> Counter:

@@ -287,7 +287,6 @@ TEST_SUMMARY = re.compile(r"\b([1-9]\d* failed(?:,? \d+ (?:passed|errors?|skippe
 FAILURES = ((6, EXCEPTION), (5, COMPILER), (5, ERROR_LINE), (5, TOOL_ERROR), (5, SHELL_ERR), (4, EDIT_ERROR),
             (4, TEST_FAILED), (3, TROUBLE), (3, TEST_SUMMARY))
 PHRASED = (SHELL_ERR, EDIT_ERROR, TROUBLE, TEST_SUMMARY)   # their match is the phrase itself
-ORDINARY = re.compile(r"^[A-Za-z][a-z]*(?:['’-][A-Za-z]+)*$")
 NUMBER = re.compile(r"^[-+]?\d[\d.,:]*(?:%|ms|s|m|h|kb|mb|gb|x)?$", re.I)   # also durations and sizes: not identifiers
 NEGATIONS = re.compile(r"^(?:not|no|never|cannot|can't|won't|didn't|doesn't|don't|isn't|aren't|wasn't|couldn't|unable)$", re.I)
 TRAILING = {"a", "an", "the", "and", "or", "but", "nor", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into",
@@ -362,11 +361,7 @@ def _lines(text: str) -> list[str]:
     return out
 
 
-def descriptive(phrase: str) -> bool:
-    """At least two ordinary words (not identifiers, numbers or codes): what makes a fact more than a
-    bag of identifiers (the validator warns about facts without such a key)."""
-    words = [w.strip(TRIM) for w in phrase.split()]
-    return sum(1 for w in words if len(w) >= 2 and ORDINARY.match(w)) >= 2
+descriptive = U.descriptive   # at least two ordinary words: what makes a fact more than a bag of identifiers
 
 
 def _phrase(text: str, prefer: re.Pattern[str] | None = None, skip: Iterable[str] = ()) -> str | None:
@@ -386,7 +381,7 @@ def _phrase(text: str, prefer: re.Pattern[str] | None = None, skip: Iterable[str
         if raw[:1] in "([{" and runs[-1]:
             runs.append([])                                  # "(or any of ...)" starts afresh
         number = bool(NUMBER.match(word)) and bool(runs[-1])   # inside a run: "expected 345 but got 344"
-        if quoted or not (ORDINARY.match(word) and normalize(word) not in skipped or number):
+        if quoted or not (U.WORD.match(word) and normalize(word) not in skipped or number):
             runs.append([])
             continue
         start = m.start() + (len(raw) - len(raw.lstrip(TRIM)))
