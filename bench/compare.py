@@ -125,7 +125,8 @@ def compare(base: list[dict[str, str]], new: list[dict[str, str]], max_drop: flo
                 elif old is not None:
                     change = (old - cur) if metric in HIGHER else (cur - old)
                     status = "REGRESSION" if change > max_drop + 1e-9 else ("better" if change < -1e-9 else "ok")
-            row = {"strategy": strategy, "writer": writer, "metric": metric, "cells": len(n),
+            row = {"strategy": strategy, "writer": writer, "metric": metric,
+                   "cells": sum(_num(r.get(metric)) is not None for r in n),
                    "base": _show(old), "new": _show(cur),
                    "delta": "" if old is None or cur is None else _show(cur - old, sign=True), "status": status}
             rows.append(row)

@@ -45,7 +45,7 @@ def _msg_record(m: Message, verbatim: dict[str, str]) -> dict[str, Any]:
 
 def identity(m: Message) -> tuple:
     """What makes two messages the same in the log: content and what the scorers read (id, tag, parts)."""
-    return (m.hash, m.id, m.tag, tuple(p.tag for p in m.parts) if m.parts else ())
+    return (m.hash, m.id, m.tag, tuple((p.tag, len(p.text)) for p in m.parts) if m.parts else ())
 
 
 def delta(prev: list[Message], new: list[Message]) -> list[Any]:

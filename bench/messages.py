@@ -94,8 +94,13 @@ def calls_text(calls: Iterable[Call]) -> str:
 def make(tok: Tokenizer, *, id: str, role: str, text: str, tag: str, t: float = 0.0,
          source: str | None = None, calls: Iterable[Call] = (), call_id: str | None = None,
          tool: str | None = None, skill: str | None = None, parts: Iterable[Part] = ()) -> Message:
-    """Build a message, counting its tokens (cached per text) and hashing its content."""
+    """Build a message, counting its tokens (cached per text) and hashing its content. Parts, when
+    given, must join to the text exactly: the model reads the text, the scorers read the parts."""
     calls = tuple(calls)
+    parts = tuple(parts)
+    if parts and "".join(p.text for p in parts) != text:
+        raise ValueError(f"message {id}: its parts do not join to its text (the model reads the text, the "
+                         "scorers read the parts: they must be the same words)")
     tokens = tok.count(text) + (tok.count(calls_text(calls)) if calls else 0)
     return Message(id=id, role=role, text=text, tag=tag, tokens=tokens,
                    hash=_digest(role, text, calls, call_id), t=t, source=source, calls=calls,

@@ -16,7 +16,7 @@ from typing import Any, Sequence, TextIO
 
 from .errors import ModelError
 from .logs import RequestLog
-from .messages import Message, render_all, system_message
+from .messages import Message, make, render_all, system_message
 from .models.base import Model, Reply
 from .scenario import Scenario
 from .strategy import Compaction, Session, Strategy, default_reserve, trigger_limit
@@ -54,11 +54,35 @@ class ReplayOptions:
             self.margin = margin
 
 
+class Seal:
+    """The harness's own check of every message a strategy hands back, once per message object: its
+    token count, hash and parts must be what `bench.messages.make` gives for its content. A strategy
+    cannot make a request look smaller than it is (and so escape the window) or show the scorers
+    words the model never reads; a message that is not what it claims fails the cell, loudly."""
+
+    def __init__(self, tok: Tokenizer):
+        self.tok = tok
+        self.seen: dict[int, Message] = {}      # id(object) -> the object (kept, so its id is not reused)
+
+    def check(self, messages: Sequence[Message]) -> None:
+        for m in messages:
+            if self.seen.get(id(m)) is m:
+                continue
+            ref = make(self.tok, id=m.id, role=m.role, text=m.text, tag=m.tag, t=m.t, source=m.source,
+                       calls=m.calls, call_id=m.call_id, tool=m.tool, skill=m.skill, parts=m.parts)
+            if (ref.tokens, ref.hash) != (m.tokens, m.hash):
+                raise ValueError(f"message {m.id}: it claims {m.tokens} tokens and hash {m.hash}, but its content "
+                                 f"has {ref.tokens} and {ref.hash} (make messages with session.message or "
+                                 "bench.messages.make / retext; never edit tokens or hash)")
+            self.seen[id(m)] = m
+
+
 class LoggedModel(Model):
     """Wraps the writer so every call is logged and attributed to the compaction under way."""
 
-    def __init__(self, inner: Model, log: RequestLog, tok: Tokenizer, stats: ReplayStats):
+    def __init__(self, inner: Model, log: RequestLog, tok: Tokenizer, stats: ReplayStats, seal: Seal | None = None):
         self.inner, self.log, self.tok, self.stats = inner, log, tok, stats
+        self.seal = seal or Seal(tok)
         self.name = inner.name
         self.calls: list[dict[str, Any]] = []
         self.t = 0.0
@@ -66,6 +90,7 @@ class LoggedModel(Model):
     async def chat(self, messages: Sequence[Message], *, tools: list[dict] | None = None,
                    max_tokens: int | None = None, purpose: str = "") -> Reply:
         msgs = list(messages)
+        self.seal.check(msgs)
         size = self.tok.request_size([m.tokens for m in msgs])
         if tools:
             size += self.tok.count(json.dumps(tools, sort_keys=True))
@@ -101,7 +126,9 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
     verbatim = {m.id: m.hash for m in record}
     verbatim["system"] = system.hash
     log = RequestLog(requests_fh, cell, verbatim)
-    logged = LoggedModel(writer, log, tok, stats)
+    seal = Seal(tok)
+    seal.check([system, *record])
+    logged = LoggedModel(writer, log, tok, stats, seal)
     session = Session(scenario=scenario.id, user=scenario.user, window=opts.window, system=system, tok=tok,
                       writer=logged, limit=trigger_limit(opts.window, opts.reserve_output, opts.margin),
                       reserve_output=opts.reserve_output, margin=opts.margin)
@@ -114,8 +141,9 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
                 _log_compaction(compactions_fh, cell, strategy, event.id, event.t, log.count, comp,
                                 logged.take_calls(), stats)
             ctx = [system, *strategy.context()]
+            seal.check(ctx)
             size = tok.request_size([m.tokens for m in ctx])
-            over = size > opts.window
+            over = size + msg.tokens > opts.window   # the reply must fit too: a provider counts both
             stats.requests += 1
             stats.input_tokens += size
             stats.output_tokens += msg.tokens

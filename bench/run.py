@@ -236,7 +236,25 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
         with (out / "errors.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(json.dumps({"cell": cell.name, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
 
-    async def one(cell: Cell) -> None:
+    # Cells are stored in plan order, whatever order the workers finish in, so two runs of the same
+    # plan write identical files; a finished cell waits in `ready` only until the ones before it are
+    # stored, and an interruption stores whatever is ready (a resume then finishes the rest).
+    ready: dict[int, tuple[Cell, dict, list] | None] = {}
+    stored = 0
+
+    def flush(everything: bool = False) -> None:
+        nonlocal stored
+        for i in sorted(ready) if everything else ():
+            done = ready.pop(i)
+            if done is not None:
+                store_cell(out, *done)
+        while stored in ready:
+            done = ready.pop(stored)
+            if done is not None:
+                store_cell(out, *done)
+            stored += 1
+
+    async def one(i: int, cell: Cell) -> None:
         try:
             if cell.key in pools:
                 loop = asyncio.get_running_loop()
@@ -244,18 +262,22 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
             else:
                 async with sem:
                     row, checks = await compute_cell(cell, models[_model_key(cell.writer)], out)
-            store_cell(out, cell, row, checks)
         except BadInput:
             raise
         except Exception as exc:  # a strategy bug fails its cell, not the run
             failed(cell, exc)
+            ready[i] = None
+            flush()
             return
+        ready[i] = (cell, row, checks)
+        flush()
         rows.append(row)
         print(f"[{len(rows) + len(errors)}/{total}] {cell.name}  {row['wall_s']}s{_notes(row)}", file=sys.stderr)
 
     try:
-        await asyncio.gather(*(one(c) for c in cells))
+        await asyncio.gather(*(one(i, c) for i, c in enumerate(cells)))
     finally:
+        flush(everything=True)
         for pool in {id(p): p for p in pools.values()}.values():
             pool.shutdown(wait=True, cancel_futures=True)
     for model in models.values():

@@ -449,7 +449,7 @@ def standing(s: Scenario, w: Workstream) -> str:
     ids = [k for k in items.by_text if k]
     first = U.mention(w.items[0].id)
     done_at = [pos.get(it.done, len(pos)) if it.done is not None else len(pos) for it in w.items]
-    named, said, said_at = False, None, ""
+    named, said, said_at = False, {}, ""
     for i, e in enumerate(s.events):
         if e.role == "assistant" and i > start:
             done = [k for k, d in enumerate(done_at) if d < i]
@@ -468,15 +468,12 @@ def standing(s: Scenario, w: Workstream) -> str:
             continue
         named = named or bool(first.search(text))
         if (U.DONE.search(text) or U.NEXT.search(text)) and items.named(text):
-            for u in reversed(U.units(e.text)):
-                claims = U.claims(u.scope, items) if u.sentence else None
-                if claims:
-                    said, said_at = claims, e.id
-                    break
+            now = U.latest_claims(U.units(e.text), items, said)
+            said, said_at = now, (e.id if now != said else said_at)
     return ""
 
 
-def _position(said: set | None, at: str, last: str, nxt: str, finished: set[str]) -> str:
+def _position(said: dict[str, str], at: str, last: str, nxt: str, finished: set[str]) -> str:
     why = U.verdict(said, last, nxt, finished)
     return f"{why} (as of event {at}; '{last}' is finished, '{nxt}' is next)" if why else ""
 

@@ -53,5 +53,5 @@ def test_a_writer_that_attributes_a_background_payload_to_the_user_leaks(layout,
     leaks = LAYOUTS[layout][1]
     assert (float(row["provenance_leakage"]) > 0) == leaks, row["provenance_leakage"]
     checks = [r for r in read_csv(tmp_path / "run" / "checks.csv") if r["metric"] == "leakage" and r["point"] == "all"]
-    assert checks and all(("c: written as the user's" in r["detail"]) == leaks for r in checks
+    assert checks and all(("c: written as a task" in r["detail"]) == leaks for r in checks
                           if float(r["score"]) > 0 or leaks)

@@ -353,8 +353,8 @@ def test_warning_workstream_that_does_not_say_where_it_stands(tmp_path):
                          '  - {id: a2, role: assistant, text: "Looked at it."}\n  - {id: a3, role: assistant, text: "Reading on."}\n')
     found = warnings(tmp_path, stale)
     assert [where(w) for w in found] == [
-        (16, "truth.workstreams[0]: warning: the record does not show where it stands: at event a3 the latest statement "
-             "claims '#1' as next (as of event a1; '#1' is finished, '#2' is next)")]
+        (16, "truth.workstreams[0]: warning: the record does not show where it stands: at event a3 the latest claims have "
+             "'#1' as next (as of event a1; '#1' is finished, '#2' is next)")]
     said = stale.replace('text: "Looked at it."', 'text: "#1 merged; next: #2."')
     assert warnings(tmp_path, said) == []
     unnamed = GOOD.replace('items: [{id: "#1", done: a2}, {id: "#2"}]', 'items: [{id: "#3"}, {id: "#1"}]').replace(

@@ -284,3 +284,24 @@ def test_read_jsonl_skips_an_interrupted_last_line_and_names_bad_ones(tmp_path):
     with pytest.raises(BadInput) as exc:
         list(read_jsonl(log))
     assert [p.split(": ", 1)[0] for p in exc.value.problems] == [f"{log} line 2", f"{log} line 3"]
+
+
+def test_the_harness_counts_every_message_itself():
+    """A strategy cannot shrink a request by editing a message's token count (to dodge the window) nor
+    show the scorers parts the model never reads: the cell fails, naming the message."""
+    import dataclasses
+
+    from bench.messages import Part, make
+    from bench.models.offline import OfflineModel
+
+    class Phantom(Strategy):
+        def context(self):
+            return [dataclasses.replace(m, tokens=0) for m in self.messages]
+
+    s = loader.from_events([{"id": "u1", "role": "user", "text": "hello there, please review"},
+                            {"id": "a1", "role": "assistant", "text": "ok"}], window=4000)
+    with pytest.raises(ValueError, match="u1: it claims 0 tokens"):
+        asyncio.run(replay(s, Phantom(), OfflineModel(), TOK, ReplayOptions(window=4000), io.StringIO(),
+                           io.StringIO(), "c"))
+    with pytest.raises(ValueError, match="parts do not join to its text"):
+        make(TOK, id="x", role="user", text="ctx 1", tag="notes", parts=(Part("memo", "everything dropped"),))

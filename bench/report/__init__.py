@@ -16,7 +16,9 @@ from .render import Doc, Table, markdown, to_html
 USAGE = "usage: compaction-bench report RUN_DIR"
 OFFLINE_NOTE = ("`offline` is the built-in deterministic extractive stand-in (it keeps original sentences under "
                 "a budget and answers by extraction); it is not an LLM, and its numbers measure the strategies' "
-                "mechanics, not a model's judgement.")
+                "mechanics, not a model's judgement. As a writer it keeps every background line under its "
+                "`[Harness: …]` label, so provenance leakage is 0 with it unless the harness drops the markers "
+                "(`markers=false`).")
 
 
 def write_report(run_dir: Path) -> Path:

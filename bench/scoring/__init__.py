@@ -20,7 +20,7 @@ from ..errors import BadInput
 from ..logs import RequestLog, read_jsonl, replay_requests
 from ..messages import render_all, system_message
 from ..results import KEY_COLUMNS
-from .checks import COUNTED, SUMMARY, WORSE, Judge, point_values, score
+from .checks import COUNTED, SUMMARY, WORSE, Judge, decide, point_values, shown
 from .usage import Meter
 
 CHECK_COLUMNS = [*KEY_COLUMNS, "check_point", "point", "request", "event", "metric", "item", "kind", "score",
@@ -137,13 +137,25 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
     rows: list[dict[str, Any]] = []
     tally = Tally()
     passed, pending, last, prev = 0, False, None, None
-    before, found, shown = None, None, None
+    before, found = None, None
     over_requests = 0
 
     def full_rows(r: Any, k: int, point: str, checks: list) -> None:
         rows.extend({**base, "check_point": k, "point": point, "request": r.i, "event": r.record.get("event"),
                      "metric": c.metric, "item": c.item, "kind": c.kind, "score": c.score, "detail": c.detail}
                     for c in checks)
+
+    waiting: tuple | None = None     # the previous agent request: judged once the next one is known
+    held: dict | None = None         # the values of the request before that
+
+    def judge_waiting(after: dict | None) -> None:
+        nonlocal held, last
+        r, k, point, now, over = waiting
+        checks = decide(now, held, after, over and not oracle)
+        tally.add(r, checks)
+        if point:
+            full_rows(r, k, point, checks)
+        held, last = now.values, (r, k, checks)
 
     for r in replay_requests(read_jsonl(cell_dir / "requests.jsonl"), scenario, tok, cell.markers):
         prev = r
@@ -166,14 +178,15 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
         before = msgs
         over = bool(r.record.get("over"))
         over_requests += over
-        checks, shown = score(found, timeline.at(at), over and not oracle, shown)
-        tally.add(r, checks)
-        if pending:
-            full_rows(r, passed, "compaction", checks)
-            pending = False
-        last = (r, passed, checks)
-    if last is not None and (not rows or rows[-1]["request"] != last[0].i):
-        full_rows(*last[:2], "final", last[2])
+        now = shown(found, timeline.at(at))
+        if waiting is not None:
+            judge_waiting(now.values)
+        waiting = (r, passed, "compaction" if pending else "", now, over)
+        pending = False
+    if waiting is not None:
+        judge_waiting(None)
+        if last[0].i not in {row["request"] for row in rows}:
+            full_rows(*last[:2], "final", last[2])
     rows.extend(tally.rows({**base, "check_point": "", "request": "", "event": ""}))
     scores: dict[str, Any] = {**tally.summary(), **meter.columns(), "overflow_requests": over_requests,
                               "oracle": int(oracle), "probe_pass_rate": None}
