@@ -20,7 +20,7 @@ from ..errors import BadInput
 from ..logs import RequestLog, read_jsonl, replay_requests
 from ..messages import render_all, system_message
 from ..results import KEY_COLUMNS
-from .checks import COUNTED, SUMMARY, WORSE, Judge, decide, point_values, shown
+from .checks import SUMMARY, WORSE, Judge, decide, point_values, shown
 from .usage import Meter
 
 CHECK_COLUMNS = [*KEY_COLUMNS, "check_point", "point", "request", "event", "metric", "item", "kind", "score",
@@ -85,7 +85,8 @@ class Tally:
 
     def __init__(self) -> None:
         self.values: list[dict[str, float]] = []
-        self.items: dict[tuple[str, str], list] = {}   # (metric, item) -> [sum, n, hits, first miss, kind]
+        # (metric, item) -> [sum, n, requests where lost (or, worse-is-more, present), first such, kind, why]
+        self.items: dict[tuple[str, str], list] = {}
 
     def add(self, r: Any, checks: list) -> None:
         self.values.append(point_values(checks))
@@ -115,7 +116,7 @@ class Tally:
             detail = f"{word} at {bad} of {n} requests" + (
                 f"; first at request {first[0]} (event {first[1]}){': ' + why if why else ''}" if first else "")
             out.append({**base, "point": "all", "metric": metric, "item": item, "kind": kind,
-                        "score": round(total / n, 4) if metric not in COUNTED else round(total / n, 4),
+                        "score": round(total / n, 4),
                         "detail": detail})
         return out
 
