@@ -105,6 +105,8 @@ class LoggedModel(Model):
             raise
         call.update(asdict(reply.usage), cached=reply.cached, retries=reply.retries,
                     latency_s=round(reply.latency_s, 3), model=reply.model or self.name)
+        if reply.notes:
+            call["stress"] = list(reply.notes)
         self.calls.append(call)
         self.stats.compaction_input_tokens += reply.usage.input_tokens
         self.stats.compaction_output_tokens += reply.usage.output_tokens

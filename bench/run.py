@@ -17,7 +17,7 @@ import secrets
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from . import loader
 from .config import CONF_DIR, ROOT, compose, expand_sweeps, redact
 from .errors import BadInput
 from .models import build as build_model
-from .models.base import Model, ModelConfig
+from .models.base import Model, ModelConfig, is_offline
 from .models.cache import responses_dir
 from .replay import ReplayOptions, replay
 from .results import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv, cell_key, done_cells, format_table, read_csv
@@ -126,19 +126,32 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
         cache_dir = responses_dir(bool(responses.get("enabled", True)), responses.get("dir"))
         scoring = settings(cfg)
         writer = model_config(cfg.writer, cfg.seed, cache_dir)
+        writers = {name: _writers(writer, cfg, name) for name in names}
         for scenario in cache[tuple(patterns)]:
             for name in names:
-                cells.append(Cell(scenario, name, strategy_config(cfg, name), writer, cfg.window or scenario.window,
-                                  cfg.seed, cfg.markers, cfg.reserve_output, cfg.margin,
-                                  cfg.encoding or encoding_for(writer.model),
-                                  model_config(cfg.agent, cfg.seed, cache_dir),
-                                  model_config(cfg.judge, cfg.seed, cache_dir), scoring, variant))
+                for w in writers[name]:
+                    cells.append(Cell(scenario, name, strategy_config(cfg, name), w, cfg.window or scenario.window,
+                                      cfg.seed, cfg.markers, cfg.reserve_output, cfg.margin,
+                                      cfg.encoding or encoding_for(w.model),
+                                      model_config(cfg.agent, cfg.seed, cache_dir),
+                                      model_config(cfg.judge, cfg.seed, cache_dir), scoring, variant))
     for c in {c.label: c for c in cells}.values():
         make_strategy(c.strategy, c.strategy_cfg)  # fail on a bad strategy config before anything runs
     unique: dict[tuple, Cell] = {}
     for c in cells:
         unique.setdefault(c.key, c)
     return list(unique.values()), cfgs[0], cfgs
+
+
+def _writers(writer: ModelConfig, cfg: Any, name: str) -> list[ModelConfig]:
+    """The writer, plus its stress profiles (config `stress:`) when it is the plain offline writer and
+    the strategy calls a writer: a run shows how much a design depends on a faithful writer."""
+    profiles = list(cfg.get("stress") or ())
+    if writer.model != "offline" or not profiles:
+        return [writer]
+    if not getattr(make_strategy(name, strategy_config(cfg, name)), "calls_writer", False):
+        return [writer]
+    return [writer, *(replace(writer, model=f"offline:{p}") for p in profiles)]
 
 
 def sweep_labels(combos: list[list[str]]) -> list[str]:
@@ -210,7 +223,7 @@ def store_cell(out: Path, cell: Cell, row: dict[str, Any], checks: list[dict[str
 
 
 def _offline(cell: Cell) -> bool:
-    return all(m.model == "offline" for m in (cell.writer, cell.agent, cell.judge))
+    return all(is_offline(m.model) for m in (cell.writer, cell.agent, cell.judge))
 
 
 def _compute_offline(cell: Cell, out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:

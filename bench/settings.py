@@ -10,7 +10,7 @@ from typing import Any
 from .errors import BadInput
 
 # Keys that only choose which cells exist (or where they go); everything else changes a cell's result.
-CELL_SET_KEYS = {"scenarios", "strategies", "writer.model", "window", "seed", "out", "resume", "concurrency",
+CELL_SET_KEYS = {"scenarios", "strategies", "stress", "writer.model", "window", "seed", "out", "resume", "concurrency",
                  "responses", "overrides", "sweep"}
 
 
@@ -39,6 +39,14 @@ def check_run(cfg: Any) -> tuple[list[str], list[str]]:
     problems: list[str] = []
     scenarios = _names(plain.get("scenarios"), "scenarios", problems)
     strategies = _names(plain.get("strategies"), "strategies", problems)
+    stress = plain.get("stress") if plain.get("stress") is not None else []
+    if not isinstance(stress, list) or not all(isinstance(x, str) for x in stress):
+        problems.append(f"stress: must be a list of stress profile names, got {stress!r}")
+    else:
+        from .models.offline.stress import PROFILES
+
+        problems.extend(f"stress: unknown stress profile '{x}' (one of {', '.join(PROFILES)})"
+                        for x in stress if x not in PROFILES)
     _int(plain.get("window"), "window", problems, minimum=1, optional=True)
     _int(plain.get("seed"), "seed", problems, minimum=0, optional=False)
     _int(plain.get("reserve_output"), "reserve_output", problems, minimum=0, optional=True)
@@ -57,6 +65,12 @@ def check_run(cfg: Any) -> tuple[list[str], list[str]]:
         if not isinstance(node, dict) or not isinstance(node.get("model"), str) or not node.get("model"):
             problems.append(f"{role}.model: must be 'offline' or a litellm model string")
             continue
+        if node["model"].startswith("offline:"):
+            from .models.offline.stress import PROFILES
+
+            if node["model"].split(":", 1)[1] not in PROFILES:
+                problems.append(f"{role}.model: unknown stress profile '{node['model']}' (offline:NAME, NAME one of "
+                                f"{', '.join(PROFILES)})")
         for key in ("concurrency", "retries"):
             _int(node.get(key), f"{role}.{key}", problems, minimum=1 if key == "concurrency" else 0, optional=False)
         for key in ("timeout", "temperature", "backoff"):

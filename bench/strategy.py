@@ -73,6 +73,10 @@ class Strategy:
     # requests are scored as if a provider had served them, and the results label it the oracle.
     # For every other strategy an over-window request keeps nothing (no provider would serve it).
     oracle: bool = False
+    # True for a strategy that asks the writer model for text: with the `offline` writer, the run
+    # (config `stress:`) also replays it under stress profiles, to show how much it depends on a
+    # faithful writer. Strategies that never call the writer (truncate, masking ...) leave it False.
+    calls_writer: bool = False
 
     def begin(self, session: Session) -> None:
         self.session = session

@@ -21,7 +21,7 @@ ENCODINGS = {"gpt-3.5": "cl100k_base", "text-embedding": "cl100k_base",
 
 def encoding_for(model: str | None) -> str:
     """Best-known encoding for a litellm model string; o200k_base otherwise."""
-    if not model or model == "offline":
+    if not model or model == "offline" or model.startswith("offline:"):
         return DEFAULT_ENCODING
     name = model.rsplit("/", 1)[-1]
     best = ""

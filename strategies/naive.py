@@ -28,6 +28,8 @@ PROMPT = files("strategies.prompts").joinpath("naive.md").read_text(encoding="ut
 
 
 class Naive(Strategy):
+    calls_writer = True
+
     def __init__(self, budget: float | int = 0.1, keep_last: int = 0, trigger: float | int | None = None):
         check_share(budget, "budget")
         check_share(trigger, "trigger")

@@ -1,12 +1,12 @@
 """Models for the writer, agent and judge roles: `offline` or any litellm model string."""
 from __future__ import annotations
 
-from .base import Model, ModelConfig, Reply, Usage
+from .base import Model, ModelConfig, Reply, Usage, is_offline
 
 
 def build(cfg: ModelConfig) -> Model:
     """The model for one role's config; litellm is imported only for a non-offline model."""
-    if cfg.model == "offline":
+    if is_offline(cfg.model):
         from .offline import OfflineModel
 
         return OfflineModel(cfg)
@@ -15,4 +15,4 @@ def build(cfg: ModelConfig) -> Model:
     return LitellmModel(cfg)
 
 
-__all__ = ["Model", "ModelConfig", "Reply", "Usage", "build"]
+__all__ = ["Model", "ModelConfig", "Reply", "Usage", "build", "is_offline"]

@@ -32,6 +32,12 @@ class Reply:
     retries: int = 0
     latency_s: float = 0.0
     finish: str | None = None
+    notes: tuple[dict, ...] = ()    # a stress profile's transformations of this answer (offline:NAME)
+
+
+def is_offline(model: str) -> bool:
+    """`offline`, or one of its stress profiles `offline:NAME`: deterministic, no network."""
+    return model == "offline" or model.startswith("offline:")
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,7 @@ class Model(ABC):
 
     @property
     def is_llm(self) -> bool:
-        return self.name != "offline"
+        return not is_offline(self.name)
 
     @abstractmethod
     async def chat(self, messages: Sequence[Message], *, tools: list[dict] | None = None,

@@ -87,7 +87,7 @@ def build(run_dir: Path) -> Doc:
         doc.p("No finished cells.")
         return doc
     summary = data.labelled(summary.assign(retention=data.retention(summary)))
-    scored, idle = data.headline(summary)
+    scored, idle = data.headline(summary[~data.stressed(summary)])
 
     doc.h("Strategies")
     doc.p("Every score is a mean over every agent request of a session (not only the requests after a "
@@ -126,6 +126,22 @@ def build(run_dir: Path) -> Doc:
         doc.figure(figures.bars(data.by(summary, ["writer"], data.RETENTION), "writer",
                                 data.present(summary, data.RETENTION), "writers",
                                 "Retention per writer model, over every strategy and scenario."))
+
+    if data.stressed(summary).any():
+        doc.h("Robustness to writer errors")
+        doc.p("The strategies that call a writer, replayed with the offline writer under stress profiles "
+              "(`offline:NAME`, docs/models.md): the same writer, made to paraphrase the user, loosen bans, "
+              "write a background request as the user's, forget old goals, report a finished subtask as the "
+              "whole task, and blur exact references, at documented rates. They show how much a design "
+              "depends on a faithful writer; they are not measurements of any LLM. Each change is against "
+              "the same strategy with `offline` on the same scenarios.")
+        keys = ["goal_retention", "constraint_fidelity", "provenance_leakage", "fact_retention", "decision_retention",
+                "rejected_revived", "probe_pass_rate"]
+        rob = data.robustness(summary[~summary["strategy"].str.endswith(" (oracle)")], keys)
+        if not rob.empty:
+            rcols = ["strategy", "writer", "cells", *[c for m in keys for c in (m, f"{m} change") if c in rob.columns]]
+            doc.table(Table(rcols, _rows(rob, rcols), "Leakage, revived options: a rise is worse; the rest: a "
+                                                      "drop is worse."))
 
     doc.h("Drift under repeated compaction")
     doc.figure(figures.drift(data.drift(checks), "Mean score at check points against the number of "

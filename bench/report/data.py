@@ -41,6 +41,33 @@ def labelled(df):
     return df.assign(strategy=[f"{s} (oracle)" if m else s for s, m in zip(df["strategy"], mark)])
 
 
+def stressed(df):
+    """Cells whose writer is a stress profile (offline:NAME): shown in the robustness section, kept out
+    of the headline means, which compare strategies under one writer."""
+    return df["writer"].astype(str).str.startswith("offline:")
+
+
+def robustness(df, metrics: list[str]):
+    """Per strategy: each metric under `offline` and under each stress profile that ran, with the change
+    from `offline` (same scenarios only, so a drop is the writer's errors, not other sessions)."""
+    import pandas as pd
+
+    stress = df[stressed(df)]
+    rows = []
+    for (strategy, writer), cells in stress.groupby(["strategy", "writer"], sort=True):
+        base = df[(df["strategy"] == strategy) & (df["writer"] == "offline") & df["scenario"].isin(cells["scenario"])]
+        if base.empty:
+            continue
+        row = {"strategy": strategy, "writer": writer, "cells": len(cells)}
+        for m in metrics:
+            if m in df.columns and cells[m].notna().any():
+                new, old = cells[m].mean(), base[m].mean()
+                row[m] = new
+                row[f"{m} change"] = new - old
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def retention(df):
     """Mean of the retention metrics a cell has (goal, constraints, facts): one number per cell."""
     cols = present(df, RETENTION)

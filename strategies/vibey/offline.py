@@ -29,6 +29,7 @@ REPAIR = raw("repair.md").splitlines()[0]
 BUDGET = re.compile(r"I am here (\d+), Goals (\d+), Key decisions (\d+), Lessons (\d+); memo (\d+) in all, "
                     r"(\d+) per message.*?scene at least (\d+), at most (\d+)", re.S)
 EDITS = {"edit_mind", "rewrite_mind_section", "tick_memo", "edit_memo"}
+REFUSED = "not run:"      # what the harness answers for a round of tool calls it did not run
 
 
 def play(messages: Sequence[Message], tools: list[dict] | None, max_tokens: int | None,
@@ -47,6 +48,12 @@ def play(messages: Sequence[Message], tools: list[dict] | None, max_tokens: int 
     memo_total, memo_each, _, scene_max = map(int, m.groups()[4:])
     k = sum(1 for x in after if x.role == "assistant") + 1
     reads, acted = _results(after)
+    if any(x.role == "tool" and x.text.startswith(REFUSED) for x in after[-3:]):
+        # the harness ran no more rounds ("answer now"): the checkpoint block, from what was read
+        conv = [x for x in messages[:at] if x.role != "system" and not x.text.startswith(RECOLLECTION)]
+        now = reads.get("mind.md") or mindfile.template()
+        text = scene(conv, now, user.group(1), scene_max, tok, [])
+        return Turn(text=f"{OPEN}\n{text}\n{CLOSE}")
     if "mind.md" not in reads or "memo.md" not in reads:
         return Turn(calls=(Call(f"ck{k}-1", "read_file", {"path": "mind.md"}),
                            Call(f"ck{k}-2", "read_file", {"path": "memo.md"})))
@@ -75,7 +82,7 @@ def _results(after: list[Message]) -> tuple[dict[str, str], bool]:
         for c in x.calls:
             acted = acted or c.tool in EDITS
         c = calls.get(x.call_id or "")
-        if x.role == "tool" and c is not None and c.tool == "read_file":
+        if x.role == "tool" and c is not None and c.tool == "read_file" and not x.text.startswith(REFUSED):
             reads[str(c.args.get("path"))] = x.text
     return reads, acted
 

@@ -24,6 +24,8 @@ from .texts import block, fill, tools
 
 
 class Vibey(Strategy):
+    calls_writer = True
+
     def __init__(self, fraction: float = 0.9, full_window: int = 192_000, mind_caps: dict[str, int] | None = None,
                  memo_each: int = 300, memo_total: int = 3000, recent: int = 20_000, skill_each: int = 5000,
                  skills_total: int = 25_000, skills_share: float = 0.1, skills_max: int = 20,

@@ -16,18 +16,23 @@ from typing import Sequence
 from ...messages import Message, calls_text
 from ...tokens import Tokenizer, tokenizer
 from ..base import Model, ModelConfig, Reply, Usage
-from . import extract
+from . import extract, stress
 from .players import Turn, play
 
 DEFAULT_BUDGET = (64, 4096)   # summary budget bounds when the request gives none: 10% of input
 
 
 class OfflineModel(Model):
+    """`offline`, or with `cfg.model = "offline:NAME"` the same writer under a stress profile
+    (stress.py): its answer, text and tool calls, transformed the way LLM writers err."""
+
     name = "offline"
 
     def __init__(self, cfg: ModelConfig | None = None, tok: Tokenizer | None = None):
         self.cfg = cfg or ModelConfig()
         self.tok = tok or tokenizer()
+        self.profile = stress.profile(self.cfg.model.split(":", 1)[1]) if ":" in self.cfg.model else None
+        self.name = self.cfg.model if self.profile else "offline"
 
     async def chat(self, messages: Sequence[Message], *, tools: list[dict] | None = None,
                    max_tokens: int | None = None, purpose: str = "") -> Reply:
@@ -36,12 +41,17 @@ class OfflineModel(Model):
         limit = max_tokens or self.cfg.max_tokens
         read = read_tokens(msgs, tools, self.tok)
         turn = play(msgs, tools, limit, self.tok) or builtin(msgs, limit, read, self.tok)
+        notes: tuple[dict, ...] = ()
+        if self.profile is not None:
+            s = stress.begin(self.profile, msgs, self.cfg.seed)
+            text, calls = stress.apply(s, turn.text, turn.calls)
+            turn, notes = Turn(text=text, calls=calls), tuple(s.notes)
         text, finish = turn.text, "tool_calls" if turn.calls else "stop"
         if limit and self.tok.count(text) > limit:   # an LLM is cut at max_tokens too
             text, finish = self.tok.truncate(text, limit), "length"
         wrote = self.tok.count(text) + (self.tok.count(calls_text(turn.calls)) if turn.calls else 0)
         return Reply(text=text, calls=tuple(turn.calls), usage=Usage(input_tokens=read, output_tokens=wrote),
-                     model="offline", finish=finish, latency_s=time.perf_counter() - started)
+                     model=self.name, finish=finish, latency_s=time.perf_counter() - started, notes=notes)
 
 
 def read_tokens(messages: Sequence[Message], tools: list[dict] | None, tok: Tokenizer) -> int:
