@@ -31,9 +31,29 @@ class _Check:
         self.problems: list[tuple[Path_, str]] = []
         self.warnings: list[tuple[Path_, str]] = []
         self.event_ids: list[Any] = []
+        self.declared: set[str] = set()                  # every event id the file gives, valid event or not
+        self.unknown: dict[str, list[Path_]] = {}        # unknown event id -> the references naming it
 
     def add(self, path: Path_, msg: str) -> None:
         self.problems.append((path, msg))
+
+    def ref(self, path: Path_, eid: Any, known: Any) -> bool:
+        """Whether a reference names a known event; an unknown id is reported once, at its first
+        reference, in `unknown_refs` (one root cause, one line). An id whose event is itself invalid
+        is not reported again: that event's own problem is the root cause."""
+        if eid in known:
+            return True
+        if eid not in self.declared:
+            self.unknown.setdefault(eid, []).append(path)
+        return False
+
+    def unknown_refs(self) -> None:
+        for eid, paths in self.unknown.items():
+            more = paths[1:]
+            also = (f" (also named by {', '.join(self.display(p) for p in more[:3])}"
+                    f"{f' and {len(more) - 3} more' if len(more) > 3 else ''})") if more else ""
+            self.add(paths[0], f"unknown event '{eid}'{also}")
+        self.unknown = {}
 
     def warn(self, path: Path_, msg: str) -> None:
         self.warnings.append((path, msg))
@@ -121,6 +141,71 @@ TRUTH_SHAPES = {
 }
 PROBE_REQUIRED = {"id": "str", "at": "str", "kind": "str", "ask": "str"}
 PROBE_OPTIONAL = {"expect": "strs", "reject": "strs", "rubric": "str"}
+MAX_DEPTH = 64            # scenarios nest a few levels, tool args a few more; deeper is not a session
+MAX_WINDOW = 100_000_000  # tokens; beyond any model, and past it arithmetic on windows stops being exact
+MIN_TURN = 16             # tokens of the smallest newest turn a request carries beside the system prompt and reply
+
+
+class Pairs(dict):
+    """A mapping as a reader found it, with the keys the file gave more than once (the last value won)."""
+    dups: tuple[str, ...] = ()
+
+
+def _bounds(ck: _Check, data: Any) -> None:
+    """What no scenario needs and later code cannot survive, found in one pass before anything else is
+    checked: nesting deeper than MAX_DEPTH, text that UTF-8 cannot store (a lone surrogate a JSON escape
+    can make), keys given twice. Each kind is one line, however often it recurs."""
+    stack: list[tuple[Path_, Any]] = [((), data)]
+    found: dict[str, list[Path_]] = {}
+    while stack:
+        path, v = stack.pop()
+        if isinstance(v, str):
+            if not _utf8(v):
+                found.setdefault("surrogate", []).append(path)
+            continue
+        if not isinstance(v, (dict, list)):
+            continue
+        if len(path) >= MAX_DEPTH:
+            found.setdefault("deep", []).append(path)
+            continue
+        if isinstance(v, list):
+            stack.extend((path + (i,), item) for i, item in reversed(list(enumerate(v))))
+            continue
+        for k in getattr(v, "dups", ()):
+            ck.add(path + (k,), f"key '{k}' is given more than once here (the last value would silently win)")
+        for k, item in reversed(list(v.items())):
+            if isinstance(k, str) and not _utf8(k):
+                found.setdefault("surrogate", []).append(path + (k,))
+            stack.append((path + (k,), item))
+    for kind, paths in found.items():
+        more = f" (and {len(paths) - 1} more)" if len(paths) > 1 else ""
+        what = (f"nested more than {MAX_DEPTH} levels deep{more}" if kind == "deep" else
+                f"text holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not a character and cannot be "
+                f"stored as UTF-8{more}")
+        ck.add(paths[0], what)
+
+
+def _utf8(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _finite(x: Any) -> bool:
+    try:
+        return math.isfinite(x)
+    except OverflowError:           # an integer too large for a float
+        return False
+
+
+def _shown(x: Any) -> str:
+    """A value for a problem line: a huge number by its size, not its 4,000 digits."""
+    text = repr(x)
+    return f"a {len(text)}-digit number" if isinstance(x, int) and len(text) > 30 else text[:80]
 
 
 def _events(ck: _Check, raw: list) -> list[Event]:
@@ -128,15 +213,18 @@ def _events(ck: _Check, raw: list) -> list[Event]:
     seen: dict[str, int] = {}
     calls: dict[str, tuple[int, Call]] = {}  # call id -> (event position, call)
     results: dict[str, list[str]] = {}
+    bad_calls = _declared_calls(raw)   # a result for a call whose event is itself invalid is not a new problem
     t_prev: float | None = None
     ck.event_ids = [e.get("id") if isinstance(e, dict) else None for e in raw]
+    ck.declared = {e for e in ck.event_ids if isinstance(e, str)}
+    t_at = ""
     for i, item in enumerate(raw):
         path = ("events", i)
         ev = ck.mapping(item, path, EVENT_REQUIRED, EVENT_OPTIONAL)
         if ev is None or "id" not in ev or "role" not in ev:
             continue
         eid, role = ev["id"], ev["role"]
-        if not ID_RE.match(eid):
+        if not ID_RE.fullmatch(eid):
             ck.add(path + ("id",), f"id '{eid}' must match [a-z0-9-]+")
         if eid in seen:
             ck.add(path + ("id",), f"duplicate event id '{eid}' (first at events[{seen[eid]}])")
@@ -178,28 +266,43 @@ def _events(ck: _Check, raw: list) -> list[Event]:
             if call_ref is None:
                 ck.add(path, "tool event needs 'call' (the id of an earlier call)")
             elif call_ref not in calls:
-                ck.add(path + ("call",), f"result for unknown call '{call_ref}' (no earlier assistant call has this id)")
+                if bad_calls.get(call_ref, i) >= i:
+                    ck.add(path + ("call",), f"result for unknown call '{call_ref}' (no earlier assistant call has this id)")
             else:
                 results.setdefault(call_ref, []).append(eid)
                 if len(results[call_ref]) == 2:
                     ck.add(path + ("call",), f"call '{call_ref}' already has a result ({results[call_ref][0]})")
         t = ev.get("t")
-        if t is not None and not math.isfinite(t):
-            ck.add(path + ("t",), f"t must be a finite number, got {t}")
+        if t is not None and not _finite(t):
+            ck.add(path + ("t",), f"t must be a finite number of seconds, got {_shown(t)}")
             t = None
         if t is not None and t < 0:
             ck.add(path + ("t",), f"t must not be negative, got {t}")
         if t is None:
             t = (t_prev or 0.0) + (PACING[role] if t_prev is not None else 0.0)
         elif t_prev is not None and t < t_prev:
-            ck.add(path + ("t",), f"t decreases from {t_prev:g} to {t:g}")
-        t_prev = max(t, t_prev if t_prev is not None else t)
+            ck.add(path + ("t",), f"t decreases from {t_prev:g} to {t:g} (the time of event {t_at})")
+            t_prev = None   # one wrong time is one line: the events after it are compared with this one
+        if t_prev is None or t >= t_prev:
+            t_prev, t_at = t, eid
         events.append(Event(eid, role, text or "", float(t), tuple(event_calls), call_ref,
                             source, ev.get("skill")))
+    answered = {e.get("call") for e in raw if isinstance(e, dict)}   # by any event, valid or not
     for cid, (pos, _call) in calls.items():
-        if cid not in results:
+        if cid not in results and cid not in answered:
             ck.add(("events", pos, "calls"), f"call '{cid}' has no result")
     return events
+
+
+def _declared_calls(raw: list) -> dict[Any, int]:
+    """Call id -> position of the first event that declares it, valid or not."""
+    out: dict[Any, int] = {}
+    for i, e in enumerate(raw):
+        calls = e.get("calls") if isinstance(e, dict) else None
+        for c in calls if isinstance(calls, list) else ():
+            if isinstance(c, dict) and isinstance(c.get("id"), str):
+                out.setdefault(c["id"], i)
+    return out
 
 
 def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
@@ -231,8 +334,8 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
                 ck.add(path + ("id",), f"duplicate truth id '{m['id']}'")
             ids.setdefault(m["id"], path)
             for ref in ("from", "until", "event"):
-                if ref in m and m[ref] not in by_id:
-                    ck.add(path + (ref,), f"unknown event '{m[ref]}'")
+                if ref in m:
+                    ck.ref(path + (ref,), m[ref], by_id)
             for key in ("quote", "text", "title"):
                 if key in m and not m[key].strip():
                     ck.add(path + (key,), f"{key} must not be blank")
@@ -294,8 +397,8 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
             if im["id"] in seen_items:
                 ck.add(ip + ("id",), f"duplicate item id '{im['id']}'")
             seen_items.add(im["id"])
-            if "done" in im and im["done"] not in by_id:
-                ck.add(ip + ("done",), f"unknown event '{im['done']}'")
+            if "done" in im:
+                ck.ref(ip + ("done",), im["done"], by_id)
             items.append(Item(im["id"], im.get("done")))
         workstreams.append(Workstream(m["id"], m.get("from", ""), m.get("title", ""), tuple(items)))
         for j, it in enumerate(items):
@@ -337,12 +440,17 @@ def _probes(ck: _Check, raw: list, events: list[Event]) -> list[Probe]:
         if m["id"] in seen:
             ck.add(path + ("id",), f"duplicate probe id '{m['id']}'")
         seen.add(m["id"])
-        if m["at"] not in known:
-            ck.add(path + ("at",), f"unknown event '{m['at']}'")
+        ck.ref(path + ("at",), m["at"], known)
         if m["kind"] not in PROBE_KINDS:
             ck.add(path + ("kind",), f"unknown probe kind '{m['kind']}' (allowed: {', '.join(PROBE_KINDS)})")
         if not m.get("expect") and not m.get("rubric"):
             ck.add(path, "a probe needs 'expect' (rule grading) or 'rubric' (judge grading)")
+        for key in ("expect", "reject"):
+            if any(not term.strip() for term in m.get(key) or ()):
+                what = "every answer contains it" if key == "expect" else "no answer could pass"
+                ck.add(path + (key,), f"{key} must not contain blank entries ({what})")
+        if "rubric" in m and not m["rubric"].strip():
+            ck.add(path + ("rubric",), "rubric must not be blank")
         probes.append(Probe(m["id"], m["at"], m["kind"], m["ask"], tuple(m.get("expect") or ()),
                             tuple(m.get("reject") or ()), m.get("rubric")))
     return probes
@@ -351,29 +459,76 @@ def _probes(ck: _Check, raw: list, events: list[Event]) -> list[Probe]:
 def check(data: Any) -> tuple[Scenario | None, _Check]:
     """Validate parsed data; the Scenario is None when anything is wrong."""
     ck = _Check()
+    if isinstance(data, dict) and isinstance(data.get("events"), list):
+        ck.event_ids = [e.get("id") if isinstance(e, dict) else None for e in data["events"]]
+    _bounds(ck, data)
+    if ck.problems:
+        return None, ck
     top = ck.mapping(data, (), TOP_REQUIRED, TOP_OPTIONAL)
     if top is None:
         return None, ck
     if "scenario" in top and top["scenario"] != FORMAT_VERSION:
-        ck.add(("scenario",), f"unsupported format version {top['scenario']} (this version reads {FORMAT_VERSION})")
-    if "id" in top and not ID_RE.match(top["id"]):
+        ck.add(("scenario",), f"unsupported format version {_shown(top['scenario'])} (this version reads {FORMAT_VERSION})")
+    if "id" in top and not ID_RE.fullmatch(top["id"]):
         ck.add(("id",), f"id '{top['id']}' must match [a-z0-9-]+")
-    if "window" in data and "window" in top and top["window"] <= 0:
-        ck.add(("window",), f"window must be a positive integer, got {top['window']}")
-    events = _events(ck, top.get("events", []))
+    if "window" in data and "window" in top and not 0 < top["window"] <= MAX_WINDOW:
+        ck.add(("window",), f"window must be a positive integer up to {MAX_WINDOW:,}, got {_shown(top['window'])}")
+    if "events" not in top:
+        return None, ck   # truth and probes name events: without them every reference would be a line of noise
+    events = _events(ck, top["events"])
     if "events" in top and not events and not ck.problems:
         ck.add(("events",), "no events")
     if events and not any(e.role == "assistant" for e in events):
         ck.add(("events",), "no assistant event, so nothing is ever requested")
     truth = _truth(ck, top.get("truth", {}), events)
     probes = _probes(ck, top.get("probes", []), events)
+    ck.unknown_refs()
     if ck.problems:
         return None, ck
     scenario = Scenario(id=top["id"], title=top.get("title", top["id"]), user=top.get("user", "User"),
                         window=top["window"], system=top["system"], events=tuple(events),
                         tags=tuple(top.get("tags", ())), truth=truth, probes=tuple(probes))
+    why = room(scenario, scenario.window)
+    if why:
+        ck.add(("window",), why)
+        return None, ck
     _warnings(ck, scenario)
     return scenario, ck
+
+
+def room(s: Scenario, window: int, reserve: int | None = None, margin: int | None = None,
+         encoding: str | None = None) -> str:
+    """Why `window` cannot hold any request of `s` ('' when it can): every request carries the system
+    prompt, the newest turn and the scripted reply, and a strategy must get under its trigger
+    (min(0.9 window, window - reserve - margin)); below that every request overflows, whatever the
+    strategy does, and the scores measure nothing."""
+    from .messages import calls_text
+    from .strategy import default_reserve, trigger_limit
+    from .tokens import PER_MESSAGE, PER_REQUEST, tokenizer
+
+    def limit(w: int) -> int:
+        r, m = default_reserve(w)
+        return trigger_limit(w, r if reserve is None else reserve, m if margin is None else margin)
+
+    fixed = MIN_TURN + 2 * PER_MESSAGE + PER_REQUEST
+    replies = [(e, e.text + (calls_text(e.calls) if e.calls else "")) for e in s.events if e.role == "assistant"]
+    longest = max((len(t.encode("utf-8", "replace")) for _, t in replies), default=0)
+    if limit(window) >= len(s.system.encode("utf-8", "replace")) + fixed + longest:
+        return ""   # a token is at least a byte: no need to load the tokenizer and count
+    tok = tokenizer(encoding) if encoding else tokenizer()
+    system = tok.count(s.system)
+    reply, at = max(((tok.count(e.text) + (tok.count(calls_text(e.calls)) if e.calls else 0), e.id)
+                     for e, _ in replies), default=(0, ""))
+    need = system + reply + fixed
+    if limit(window) >= need:
+        return ""
+    lo, hi = window, MAX_WINDOW
+    while lo < hi:            # the smallest window that would do (the trigger grows with the window)
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if limit(mid) < need else (lo, mid)
+    return (f"window {window} cannot hold a request: the system prompt ({system} tokens), the longest reply "
+            f"({reply} tokens, event {at}) and a newest turn need {need} tokens under the trigger; "
+            f"the smallest usable window is {lo}")
 
 
 # ---------------------------------------------------------------- warnings: what a file measures

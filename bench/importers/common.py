@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from ..errors import BadInput
 from ..loader import check
+from ..validate import MAX_WINDOW
 from ..text import first_sentence, harness_made, substantive  # noqa: F401  (importers and tests use them from here)
 from .truth import derive_truth, keys_of, kind_of  # noqa: F401  (the derived truth lives in truth.py)
 
@@ -195,7 +196,7 @@ def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) 
     events, notes = events_from(tr.turns)
     if not any(e["role"] == "assistant" for e in events):
         raise BadInput(f"{tr.origin}: no assistant message, nothing to replay")
-    data: dict[str, Any] = {"scenario": 1, "id": tr.id, "title": tr.title, "user": user, "window": window or 1,
+    data: dict[str, Any] = {"scenario": 1, "id": tr.id, "title": tr.title, "user": user, "window": window or MAX_WINDOW,
                             "tags": ["imported", *tags], "system": tr.system or "(no system prompt in the source)",
                             "events": events, "truth": derive_truth(events, tr.system)}
     parsed, ck = check(data)
