@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput
-from ..loader import read_text
+from ..loader import _long_number_line, read_text
 from .common import Transcript, dump, scenario, slug
 
 FORMATS = {"openai-chat": "openai_chat", "swe-agent": "swe_agent", "openhands": "openhands", "claude-code": "claude_code"}
@@ -39,6 +39,8 @@ def read_json(path: Path) -> Any:
                 raise BadInput(f"{path}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})")
         except RecursionError:
             raise BadInput(f"{path}: not usable JSON: nested too deeply")
+        except ValueError:   # a number over Python's 4,300-digit limit
+            raise BadInput(f"{path}:{_long_number_line(text)}: not usable JSON: a number has more than 4,300 digits")
         else:
             if (where := _lone_surrogate(value)) is not None:
                 raise BadInput(f"{path}: {where}: text holds a lone UTF-16 surrogate (\\ud800-\\udfff), not a character")
@@ -53,6 +55,9 @@ def read_json(path: Path) -> Any:
                 continue
             except RecursionError:
                 problems.append(f"{path}:{n}: not usable JSON: nested too deeply")
+                continue
+            except ValueError:
+                problems.append(f"{path}:{n}: not usable JSON: a number has more than 4,300 digits")
                 continue
             if (where := _lone_surrogate(rows[-1])) is not None:
                 problems.append(f"{path}:{n}: {where}: text holds a lone UTF-16 surrogate (\\ud800-\\udfff), not a character")
@@ -121,6 +126,11 @@ def main(argv: list[str]) -> int:
     if a.all and out.suffix in (".json", ".yaml", ".yml"):
         raise BadInput(f"--out: with --all, --out is a directory, got the file name {out}")
     results = [scenario(tr, user=a.user, window=a.window, tags=[a.format]) for tr in chosen]
+    if len(chosen) > 1 or a.all:
+        renamed = unique_ids([data for data, _ in results])
+        if renamed:
+            print(f"note: {renamed} session(s) share an id with another; each gets its own id and file "
+                  f"(suffix -2, -3, ... in file order)")
     for tr, (data, notes) in zip(chosen, results):
         if len(chosen) == 1 and not a.all:
             if a.id:
@@ -136,6 +146,24 @@ def main(argv: list[str]) -> int:
         for note in notes:
             print(f"  note: {tr.origin}: {note}")
     return 0
+
+
+def unique_ids(scenarios: list[dict[str, Any]]) -> int:
+    """Give every scenario of one import its own id (and so its own file): tau-bench holds several
+    trials of a task, OpenHands several records of an instance. Returns how many were renamed."""
+    taken = {d["id"] for d in scenarios}
+    seen: set[str] = set()
+    renamed = 0
+    for d in scenarios:
+        if d["id"] in seen:
+            n, stem = 2, d["id"][:55].rstrip("-")
+            while f"{stem}-{n}" in taken:
+                n += 1
+            d["id"] = f"{stem}-{n}"
+            taken.add(d["id"])
+            renamed += 1
+        seen.add(d["id"])
+    return renamed
 
 
 def _choose(transcripts: list[Transcript], record: int | None, everything: bool, origin: str) -> list[Transcript]:

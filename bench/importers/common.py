@@ -69,7 +69,7 @@ def parse_args(raw: Any) -> dict[str, Any]:
     if isinstance(raw, str):
         try:
             value = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):   # not JSON, a 5,000-digit number, nesting past the stack
             return {"input": raw}
         return value if isinstance(value, dict) else {"input": value}
     return {} if raw is None else {"input": raw}
@@ -167,13 +167,15 @@ def events_from(turns: list[Turn]) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def _monotonic(events: list[dict[str, Any]]) -> None:
-    """Source clocks can step back (retries, merged logs); the format needs non-decreasing times."""
-    last = None
+    """Source clocks can step back (retries, merged logs, a skipped line stamped later than the first
+    kept one); the format needs non-negative, non-decreasing times: when the first kept event is
+    stamped before the session's start, times count from it, and a step back keeps the time before it."""
+    times = [ev["t"] for ev in events if "t" in ev]
+    shift = -min(0.0, times[0]) if times else 0.0
+    last = 0.0
     for ev in events:
         if "t" in ev:
-            if last is not None and ev["t"] < last:
-                ev["t"] = last
-            last = ev["t"]
+            last = ev["t"] = round(max(last, ev["t"] + shift), 3)
 
 
 # ---------------------------------------------------------------- scenario
