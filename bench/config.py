@@ -15,8 +15,36 @@ from .errors import BadInput
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF_DIR = ROOT / "conf"
-SECRET_KEY = re.compile(r"(api[_-]?key|secret|password|passwd|auth|bearer|credential)", re.I)
-SECRET_VALUE = re.compile(r"^(sk-|sk_|xai-|gsk_|hf_|AIza)[A-Za-z0-9_\-]{8,}")
+# A key or header name that holds a secret (not max_tokens: a whole word, not part of one).
+SECRET_KEY = re.compile(r"(?<![a-z])(api[_-]?key|apikey|secret|password|passwd|passphrase|token|auth|authorization|"
+                        r"bearer|credentials?|cookie|private[_-]?key|access[_-]?key)(?![a-z])", re.I)
+# A value that is one: a provider's key prefix, an Authorization header value, a JWT.
+SECRET_VALUE = re.compile(r"(?<![\w\-./])(sk-|sk_|rk_|xai-|gsk_|hf_|AIza|ghp_|gho_|ghu_|ghs_|github_pat_|glpat-|"
+                          r"xox[abprs]-|AKIA|ASIA|eyJ)[A-Za-z0-9_\-.]{8,}|\b(bearer|basic)\s+[A-Za-z0-9+/=_\-.]{8,}", re.I)
+USERINFO = re.compile(r"(://[^/@\s:]*):([^/@\s]+)@")      # the password in http://user:password@host
+
+
+def secret_problems(overrides: list[str]) -> list[str]:
+    """One line per override that carries a secret: by its key's name, its value, or a password in a URL.
+    Checked before Hydra sees the overrides and before anything is written, and the line never repeats
+    the secret: keys come from the environment only."""
+    problems = []
+    for o in overrides:
+        key, _, value = o.partition("=")
+        key = key.lstrip("+~")
+        why = ("its name says it holds a secret" if SECRET_KEY.search(key) else
+               "its value names a secret header or key" if SECRET_KEY.search(_names_in(value)) else
+               "its value looks like an API key or token" if SECRET_VALUE.search(value) else
+               "its URL carries a password" if USERINFO.search(value) else "")
+        if why:
+            problems.append(f"overrides: {key}: {why}; secrets come from the environment only (e.g. OPENAI_API_KEY), "
+                            f"never the command line, which the results record; nothing was run")
+    return problems
+
+
+def _names_in(value: str) -> str:
+    """The mapping keys of an override value such as {X-Api-Token:abc,Accept:json}."""
+    return " ".join(re.findall(r"[{,]\s*['\"]?([\w\-]+)['\"]?\s*:", value))
 
 
 def expand_sweeps(overrides: list[str]) -> list[list[str]]:
@@ -24,6 +52,8 @@ def expand_sweeps(overrides: list[str]) -> list[list[str]]:
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
+    if secret_problems(overrides):
+        raise BadInput(secret_problems(overrides))
     try:
         parsed = OverridesParser.create().parse_overrides(overrides)
     except HydraException as exc:
@@ -46,6 +76,8 @@ def compose(overrides: list[str]):
     from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
+    if secret_problems(overrides):
+        raise BadInput(secret_problems(overrides))
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
@@ -62,14 +94,26 @@ def compose(overrides: list[str]):
 
 
 def redact(value: Any, key: str = "") -> Any:
-    """A plain copy of a config with anything secret-looking replaced."""
+    """A plain copy of a config with anything secret-looking replaced: a value under a secret-sounding
+    key (at any depth: a header inside extra_headers too), a value that looks like a key, a URL's
+    password. The overrides list is redacted the same way (`key=***`)."""
     if isinstance(value, dict):
         return {k: redact(v, str(k)) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact(v, key) for v in value]
-    if isinstance(value, str) and (SECRET_KEY.search(key) or SECRET_VALUE.match(value)):
+        return [redact_override(v) if key == "overrides" and isinstance(v, str) else redact(v, key) for v in value]
+    if isinstance(value, str) and (SECRET_KEY.search(key) or SECRET_VALUE.search(value)):
         return "***"
+    if isinstance(value, str):
+        return USERINFO.sub(r"\1:***@", value)
     return value
+
+
+def redact_override(override: str) -> str:
+    """`writer.api_key=sk-...` -> `writer.api_key=***`, a URL's password -> `***`."""
+    if secret_problems([override]):
+        key, _, value = override.partition("=")
+        return f"{key}=***" if not USERINFO.search(value) or SECRET_KEY.search(key) else USERINFO.sub(r"\1:***@", override)
+    return override
 
 
 def _first_line(exc: Exception) -> str:

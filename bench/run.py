@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import loader
-from .config import CONF_DIR, ROOT, compose, expand_sweeps, redact
+from .config import CONF_DIR, ROOT, compose, expand_sweeps, redact, redact_override
 from .errors import BadInput
 from .models import build as build_model
 from .models.base import Model, ModelConfig, is_offline
@@ -366,7 +366,7 @@ def run(overrides: list[str], multirun: bool = False) -> int:
     try:
         _check_same_settings(out / "config.yaml", configs)
         shutil.rmtree(out / ".cells", ignore_errors=True)
-        (out / "config.yaml").write_text(_dump({**configs[0], "overrides": overrides,
+        (out / "config.yaml").write_text(_dump({**configs[0], "overrides": [redact_override(o) for o in overrides],
                                                 **({"sweep": configs} if len(configs) > 1 else {})}))
         return _run_cells_in(out, cells, cfg)
     finally:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .config import SECRET_KEY, SECRET_VALUE, USERINFO
 from .errors import BadInput
 
 # Keys that only choose which cells exist (or where they go); everything else changes a cell's result.
@@ -87,9 +88,58 @@ def check_run(cfg: Any) -> tuple[list[str], list[str]]:
             problems.append(f"probes.pass_score: must be a number from 0 to 5, got {score!r}")
         if not isinstance(probes.get("enabled", True), bool):
             problems.append(f"probes.enabled: must be true or false, got {probes.get('enabled')!r}")
+    problems.extend(_roles_and_responses(plain))
     if problems:
         raise BadInput(problems)
     return scenarios, strategies
+
+
+def _roles_and_responses(plain: dict[str, Any]) -> list[str]:
+    """What a run must not start with: a secret in a role's config (config.yaml would hold it), an
+    api_base that is not a URL (every call would fail after its retries, minutes later), and
+    responses.* of the wrong type (`responses.enabled=maybe` is not true)."""
+    problems = []
+    for role in ("writer", "agent", "judge"):
+        node = plain.get(role)
+        if not isinstance(node, dict):
+            continue
+        for key, value in flatten(node).items():
+            secret = value not in (None, "") and SECRET_KEY.search(key) or \
+                isinstance(value, str) and (SECRET_VALUE.search(value) or USERINFO.search(value))
+            if secret:
+                problems.append(f"{role}.{key}: holds a secret; keys come from the environment only (e.g. "
+                                f"OPENAI_API_KEY), never from the config, which is written to the results")
+        if node.get("api_base") is not None:
+            problems.extend(_url_problem(f"{role}.api_base", node["api_base"]))
+        wait = node.get("max_wait")
+        if wait is not None and (isinstance(wait, bool) or not isinstance(wait, (int, float)) or wait < 0):
+            problems.append(f"{role}.max_wait: must be a non-negative number of seconds, got {wait!r}")
+    responses = plain.get("responses")
+    if responses is not None and not isinstance(responses, dict):
+        problems.append(f"responses: must be a mapping (responses.enabled=false turns the cache off), got {responses!r}")
+    elif isinstance(responses, dict):
+        for key in ("enabled", "refresh"):
+            if not isinstance(responses.get(key, False), bool):
+                problems.append(f"responses.{key}: must be true or false, got {responses.get(key)!r}")
+        if responses.get("dir") is not None and not isinstance(responses["dir"], str):
+            problems.append(f"responses.dir: must be a directory path or null, got {responses['dir']!r}")
+    return problems
+
+
+def _url_problem(key: str, value: Any) -> list[str]:
+    from urllib.parse import urlsplit
+
+    if not isinstance(value, str):
+        return [f"{key}: must be a URL or null, got {value!r}"]
+    try:
+        url = urlsplit(value)
+        url.port   # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError:
+        url = None
+    if url is None or url.scheme not in ("http", "https") or not url.hostname or any(c.isspace() for c in value):
+        shown = USERINFO.sub(r"\1:***@", value)[:80]
+        return [f"{key}: '{shown}' is not an http(s) URL (e.g. http://localhost:8000/v1)"]
+    return []
 
 
 def _encoding_problem(name: str) -> list[str]:
