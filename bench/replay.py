@@ -55,26 +55,35 @@ class ReplayOptions:
 
 
 class Seal:
-    """The harness's own check of every message a strategy hands back, once per message object: its
-    token count, hash and parts must be what `bench.messages.make` gives for its content. A strategy
-    cannot make a request look smaller than it is (and so escape the window) or show the scorers
-    words the model never reads; a message that is not what it claims fails the cell, loudly."""
+    """The harness's own copy of every message a strategy hands back. A request is sized, logged and
+    scored from these copies, made by `bench.messages.make` from the message's content (its parts must
+    join to its text), never from the token count or hash a strategy's object carries. A message whose
+    count or hash is not its content's — edited, or the harness's own object tampered with — fails the
+    cell, naming it: a strategy cannot make a request look smaller than it is, or show the scorers
+    words the model never reads. (Arguments of tool calls are keyed by their tuple; they are not
+    retention text.)"""
 
     def __init__(self, tok: Tokenizer):
         self.tok = tok
-        self.seen: dict[int, Message] = {}      # id(object) -> the object (kept, so its id is not reused)
+        self.copies: dict[tuple, Message] = {}
+        self.kept: list[Any] = []           # the calls tuples keyed by id, kept alive so ids are not reused
 
-    def check(self, messages: Sequence[Message]) -> None:
+    def own(self, messages: Sequence[Message]) -> list[Message]:
+        out = []
         for m in messages:
-            if self.seen.get(id(m)) is m:
-                continue
-            ref = make(self.tok, id=m.id, role=m.role, text=m.text, tag=m.tag, t=m.t, source=m.source,
-                       calls=m.calls, call_id=m.call_id, tool=m.tool, skill=m.skill, parts=m.parts)
-            if (ref.tokens, ref.hash) != (m.tokens, m.hash):
+            key = (m.id, m.role, m.tag, m.text, m.t, m.source, m.call_id, m.tool, m.skill, id(m.calls), m.parts)
+            ref = self.copies.get(key)
+            if ref is None:
+                ref = self.copies[key] = make(self.tok, id=m.id, role=m.role, text=m.text, tag=m.tag, t=m.t,
+                                              source=m.source, calls=m.calls, call_id=m.call_id, tool=m.tool,
+                                              skill=m.skill, parts=m.parts)
+                self.kept.append(m.calls)
+            if (m.tokens, m.hash) != (ref.tokens, ref.hash):
                 raise ValueError(f"message {m.id}: it claims {m.tokens} tokens and hash {m.hash}, but its content "
                                  f"has {ref.tokens} and {ref.hash} (make messages with session.message or "
                                  "bench.messages.make / retext; never edit tokens or hash)")
-            self.seen[id(m)] = m
+            out.append(ref)
+        return out
 
 
 class LoggedModel(Model):
@@ -89,8 +98,7 @@ class LoggedModel(Model):
 
     async def chat(self, messages: Sequence[Message], *, tools: list[dict] | None = None,
                    max_tokens: int | None = None, purpose: str = "") -> Reply:
-        msgs = list(messages)
-        self.seal.check(msgs)
+        msgs = self.seal.own(messages)
         size = self.tok.request_size([m.tokens for m in msgs])
         if tools:
             size += self.tok.count(json.dumps(tools, sort_keys=True))
@@ -129,7 +137,7 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
     verbatim["system"] = system.hash
     log = RequestLog(requests_fh, cell, verbatim)
     seal = Seal(tok)
-    seal.check([system, *record])
+    seal.own([system, *record])           # copies made before the strategy holds the objects
     logged = LoggedModel(writer, log, tok, stats, seal)
     session = Session(scenario=scenario.id, user=scenario.user, window=opts.window, system=system, tok=tok,
                       writer=logged, limit=trigger_limit(opts.window, opts.reserve_output, opts.margin),
@@ -142,8 +150,7 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
             if comp is not None:
                 _log_compaction(compactions_fh, cell, strategy, event.id, event.t, log.count, comp,
                                 logged.take_calls(), stats)
-            ctx = [system, *strategy.context()]
-            seal.check(ctx)
+            ctx = seal.own([system, *strategy.context()])
             size = tok.request_size([m.tokens for m in ctx])
             over = size + msg.tokens > opts.window   # the reply must fit too: a provider counts both
             stats.requests += 1

@@ -52,6 +52,7 @@ class Cell:
     judge: ModelConfig = field(default_factory=ModelConfig)
     scoring: Any = None   # bench.scoring.Scoring: cache profile, price model, probe settings
     variant: str = ""     # the swept settings (other than writer, window, seed) that set this cell apart
+    oracle: bool = False  # its strategy class is one the run's config names in `oracles:`
 
     @property
     def label(self) -> str:
@@ -134,13 +135,19 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
                                       cfg.seed, cfg.markers, cfg.reserve_output, cfg.margin,
                                       cfg.encoding or encoding_for(w.model),
                                       model_config(cfg.agent, cfg.seed, cache_dir),
-                                      model_config(cfg.judge, cfg.seed, cache_dir), scoring, variant))
+                                      model_config(cfg.judge, cfg.seed, cache_dir), scoring, variant,
+                                      _oracle(cfg, name)))
     for c in {c.label: c for c in cells}.values():
         make_strategy(c.strategy, c.strategy_cfg)  # fail on a bad strategy config before anything runs
     unique: dict[tuple, Cell] = {}
     for c in cells:
         unique.setdefault(c.key, c)
     return list(unique.values()), cfgs[0], cfgs
+
+
+def _oracle(cfg: Any, name: str) -> bool:
+    """The run's config, not the strategy, says which classes are oracles (a strategy cannot declare it)."""
+    return strategy_config(cfg, name).get("_target_") in list(cfg.get("oracles") or ())
 
 
 def _writers(writer: ModelConfig, cfg: Any, name: str) -> list[ModelConfig]:
@@ -201,7 +208,7 @@ async def compute_cell(cell: Cell, model: Model, out: Path) -> tuple[dict[str, A
     row: dict[str, Any] = dict(zip(KEY_COLUMNS, cell.key))
     row.update({k: getattr(stats, k) for k in SUMMARY_COLUMNS if hasattr(stats, k)})
     started = time.perf_counter()
-    scores, checks = await score_cell(cell, scratch, tok, oracle=bool(getattr(strategy, "oracle", False)))
+    scores, checks = await score_cell(cell, scratch, tok, oracle=cell.oracle)
     row.update(scores)
     row["wall_s"] = round(stats.wall_s + time.perf_counter() - started, 3)
     row["_fallbacks"] = stats.fallbacks   # shown on the console; not summary columns

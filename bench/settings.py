@@ -40,6 +40,9 @@ def check_run(cfg: Any) -> tuple[list[str], list[str]]:
     problems: list[str] = []
     scenarios = _names(plain.get("scenarios"), "scenarios", problems)
     strategies = _names(plain.get("strategies"), "strategies", problems)
+    oracles = plain.get("oracles") if plain.get("oracles") is not None else []
+    if not isinstance(oracles, list) or not all(isinstance(x, str) for x in oracles):
+        problems.append(f"oracles: must be a list of strategy class paths, got {oracles!r}")
     stress = plain.get("stress") if plain.get("stress") is not None else []
     if not isinstance(stress, list) or not all(isinstance(x, str) for x in stress):
         problems.append(f"stress: must be a list of stress profile names, got {stress!r}")

@@ -69,10 +69,6 @@ class Strategy:
     """Base class; the default context is every message, the default never compacts."""
 
     name: str = ""
-    # True only for a reference that ignores the window on purpose (`full`): its over-window
-    # requests are scored as if a provider had served them, and the results label it the oracle.
-    # For every other strategy an over-window request keeps nothing (no provider would serve it).
-    oracle: bool = False
     # True for a strategy that asks the writer model for text: with the `offline` writer, the run
     # (config `stress:`) also replays it under stress profiles, to show how much it depends on a
     # faithful writer. Strategies that never call the writer (truncate, masking ...) leave it False.

@@ -303,5 +303,13 @@ def test_the_harness_counts_every_message_itself():
     with pytest.raises(ValueError, match="u1: it claims 0 tokens"):
         asyncio.run(replay(s, Phantom(), OfflineModel(), TOK, ReplayOptions(window=4000), io.StringIO(),
                            io.StringIO(), "c"))
+    class Tamper(Strategy):
+        def add(self, msg):
+            object.__setattr__(msg, "tokens", 1)          # the harness's own object, frozen or not
+            super().add(msg)
+
+    with pytest.raises(ValueError, match="u1: it claims 1 tokens"):
+        asyncio.run(replay(s, Tamper(), OfflineModel(), TOK, ReplayOptions(window=4000), io.StringIO(),
+                           io.StringIO(), "c"))
     with pytest.raises(ValueError, match="parts do not join to its text"):
         make(TOK, id="x", role="user", text="ctx 1", tag="notes", parts=(Part("memo", "everything dropped"),))
