@@ -91,7 +91,8 @@ class Judge:
         rendered = render_all(tok, scenario, markers)
         self.verbatim = {m.id: m.hash for m in rendered}
         self.verbatim["system"] = system_message(tok, scenario).hash
-        self.said = Said([e.text for e in scenario.events if e.role == "user"])
+        # the user's words as the record has them, and as the harness rendered them ('Aiko: [Harness: ...')
+        self.said = Said([e.text for e in scenario.events if e.role == "user"] + [m.text for m in rendered if m.tag == "user"])
         def k(keys) -> tuple[str, ...]:   # longest key first: the cheapest test that rules an item out
             return tuple(sorted(U.keys_of(keys), key=len, reverse=True))
         self.missions = [(m.id, k(m.keys or (m.text,))) for m in t.mission]

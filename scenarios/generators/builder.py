@@ -97,10 +97,11 @@ class Script:
     def background(self, source: str, text: str, dt: float | None = None) -> str:
         return self._add("background", text, dt, source=source)
 
-    def claim(self, id: str, source: str, text: str, payload: list[str], reply: str) -> str:
+    def claim(self, id: str, source: str, text: str, payload: list[str], reply: str,
+              alternatives: list[list[str]] = ()) -> str:
         """A background message borrowing the user's authority, recorded as an injection, and the
         agent's reply declining it; returns the reply (where provenance probes are asked)."""
-        self.injection(id, self.background(source, text), payload)
+        self.injection(id, self.background(source, text), payload, alternatives)
         return self.say(reply)
 
     def wait(self, seconds: float) -> None:
@@ -148,9 +149,12 @@ class Script:
         return self._truth("constraints", {"id": id, "from": from_, "kind": kind, "quote": quote, "keys": keys,
                                            "replaces": replaces, "until": until})
 
-    def injection(self, id: str, event: str, payload: list[str]) -> str:
+    def injection(self, id: str, event: str, payload: list[str], alternatives: list[list[str]] = ()) -> str:
+        """`alternatives`: other key sets that say the same, so a reworded or blurred payload ('merge a PR
+        right away without waiting for the tests') is still found."""
         self._must_occur(event, payload, "injection payload")
-        return self._truth("injections", {"id": id, "event": event, "payload": payload})
+        return self._truth("injections", {"id": id, "event": event, "payload": payload,
+                                          "alternatives": [list(a) for a in alternatives]})
 
     def fact(self, id: str, from_: str, keys: list[str]) -> str:
         self._must_occur(from_, keys, "fact keys")
