@@ -33,8 +33,12 @@ commands:
   report RUN_DIR                   re-render report.md / report.html of a run
   compare BASE_DIR NEW_DIR [--max-drop X]
                                    exit 1 when a quality metric dropped by more than X
+  cache stats|clear [--dir DIR] [--model M]
+                                   what the response cache of real models holds; empty it (or
+                                   one model's answers) so the next run asks again
 
-exit codes: 0 ok, 1 a gate or comparison failed, 2 bad input or usage
+exit codes: 0 ok, 1 a gate or comparison failed, or a run in which something failed (a cell,
+            every call of a model, the report), 2 bad input or usage
 """
 
 # command -> (module, function); each takes argv (the words after the command) and returns an exit code
@@ -44,6 +48,7 @@ COMMANDS = {
     "import": ("bench.importers", "main"),
     "report": ("bench.report", "main"),
     "compare": ("bench.compare", "main"),
+    "cache": ("bench.models.cache", "main"),
 }
 
 

@@ -2,11 +2,15 @@
 
 A column that does not apply to a cell, or that nothing computed, stays empty,
 never zero. Finished cells are known by their summary row, which is what lets
-an interrupted run be resumed.
+an interrupted run be resumed: a row is written in one write and synced, and a
+row that is not whole (a full disk, a power cut) is dropped on resume, so its
+cell runs again instead of counting as done with empty scores.
 """
 from __future__ import annotations
 
 import csv
+import io
+import os
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -25,26 +29,103 @@ def cell_key(row: dict[str, Any]) -> tuple[str, ...]:
     return tuple(str(row[c]) for c in KEY_COLUMNS)
 
 
-def append_csv(path: Path, columns: list[str], rows: Iterable[dict[str, Any]]) -> None:
-    """Append rows, writing the header when the file is new; missing values stay empty."""
+def append_csv(path: Path, columns: list[str], rows: Iterable[dict[str, Any]], durable: bool = False) -> None:
+    """Append rows, writing the header when the file is new; missing values stay empty. The rows go out in
+    one write; `durable` also syncs it to disk (summary rows: a row on disk is a finished cell)."""
     new = not path.exists() or path.stat().st_size == 0
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", restval="")
+    if new:
+        w.writeheader()
+    for row in rows:
+        w.writerow({k: _fmt(v) for k, v in row.items()})
     with path.open("a", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore", restval="")
-        if new:
-            w.writeheader()
-        for row in rows:
-            w.writerow({k: _fmt(v) for k, v in row.items()})
+        fh.write(buf.getvalue())
+        if durable:
+            fh.flush()
+            os.fsync(fh.fileno())
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
     if not path.exists():
         return []
-    with path.open(newline="", encoding="utf-8") as fh:
+    with path.open(newline="", encoding="utf-8-sig") as fh:
         return list(csv.DictReader(fh))
 
 
+def summary_rows(path: Path) -> tuple[list[dict[str, str]], list[str]]:
+    """(whole rows, one note per row that is not): a whole row has every column, ends with a newline (the
+    write finished), names its cell and holds numbers where numbers go. A row cut by an interrupted write,
+    or two rows glued into one line, is not whole."""
+    if not path.exists():
+        return [], []
+    text = path.read_text(encoding="utf-8-sig", errors="replace")
+    records = _records(text)
+    if not records:
+        return [], []
+    (_, header), rows, notes = records[0], [], []
+    for i, (n, values) in enumerate(records[1:], 1):
+        if values is None or not any(v.strip() for v in values):
+            if values is None:
+                notes.append(f"{path} line {n}: not CSV, dropped")
+            continue
+        row = dict(zip(header, values))
+        why = ("cut short (no end of line)" if i == len(records) - 1 and not text.endswith(("\n", "\r")) else
+               f"{len(values)} fields, the header has {len(header)}" if len(values) != len(header) else
+               "no cell key" if any(not row.get(c) for c in KEY_COLUMNS) else _not_numbers(row))
+        if why:
+            notes.append(f"{path} line {n}: incomplete summary row ({why})")
+        else:
+            rows.append(row)
+    return rows, notes
+
+
+def _records(text: str) -> list[tuple[int, list[str] | None]]:
+    """(line, fields) per CSV record; fields None for a line the csv module refuses (a NUL byte)."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    out: list[tuple[int, list[str] | None]] = []
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            return out
+        except csv.Error:
+            values = None
+        out.append((reader.line_num, values))
+
+
+def _not_numbers(row: dict[str, str]) -> str:
+    for c in NUMERIC["summary"]:
+        v = row.get(c, "")
+        try:
+            if v not in ("", "nan"):
+                float(v)
+        except ValueError:
+            return f"column '{c}' holds {v[:20]!r}, not a number"
+    return ""
+
+
+def repair_summary(out: Path) -> list[str]:
+    """Drop summary rows that are not whole, rewriting the file in one replace (a file left with no whole
+    row is emptied, so the next row writes a fresh header); one note per row dropped."""
+    path = out / "summary.csv"
+    if not path.exists():
+        return []
+    text = path.read_text(encoding="utf-8-sig", errors="replace")
+    rows, notes = summary_rows(path)
+    if not notes and (not text or text.endswith(("\n", "\r"))):
+        return []
+    notes = [f"{n}, dropped: its cell runs again" for n in notes]
+    tmp = path.with_name(".summary.csv.tmp")
+    tmp.write_bytes(b"")
+    if rows:
+        append_csv(tmp, list(rows[0]), rows, durable=True)
+    os.replace(tmp, path)
+    return notes
+
+
 def done_cells(out: Path) -> set[tuple[str, ...]]:
-    return {cell_key(r) for r in read_csv(out / "summary.csv")}
+    return {cell_key(r) for r in summary_rows(out / "summary.csv")[0]}
 
 
 def _fmt(v: Any) -> Any:
@@ -72,8 +153,11 @@ def load(run_dir: str | Path, table: str = "summary"):
     path = Path(run_dir) / f"{table}.csv"
     if not path.is_file():
         raise BadInput(f"{path}: no such file (is {run_dir} a results directory?)")
+    cut = _cut_rows(path, table)
+    if cut:
+        raise BadInput(cut)
     try:
-        df = pd.read_csv(path, encoding="utf-8", dtype=str, keep_default_na=False, na_values=["", "nan", "NaN"])
+        df = pd.read_csv(path, encoding="utf-8-sig", dtype=str, keep_default_na=False, na_values=["", "nan", "NaN"])
     except UnicodeDecodeError:
         raise BadInput(f"{path}: not UTF-8 text")
     except pd.errors.EmptyDataError:
@@ -81,6 +165,11 @@ def load(run_dir: str | Path, table: str = "summary"):
     except (pd.errors.ParserError, ValueError, OSError) as exc:
         raise BadInput(f"{path}: not a readable CSV: {str(exc).strip().splitlines()[-1]}")
     problems = [f"{path}: missing column '{c}'" for c in REQUIRED.get(table, []) if c not in df.columns]
+    for c in KEY_COLUMNS if table == "summary" and not problems else ():
+        empty = df[c].isna()
+        if empty.any():
+            problems.append(f"{path} line {int(empty.to_numpy().nonzero()[0][0]) + 2}: column '{c}' is empty (a row "
+                            f"names its cell by {', '.join(KEY_COLUMNS)})")
     for c in NUMERIC.get(table, []):
         if c not in df.columns:
             continue
@@ -95,6 +184,24 @@ def load(run_dir: str | Path, table: str = "summary"):
     if problems:
         raise BadInput(problems)
     return df
+
+
+def _cut_rows(path: Path, table: str) -> list[str]:
+    """Rows that are not whole (a write cut short, rows glued together): pandas would fill them with
+    empty values and report them as cells with no scores. One line, naming the first."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        return [f"{path}: not UTF-8 text"]
+    records = _records(text)
+    width = len(records[0][1] or ()) if records else 0
+    notes = [f"{path} line {n}: incomplete row ({'not CSV' if v is None else f'{len(v)} fields, the header has {width}'})"
+             for n, v in records[1:] if v is None or (len(v) != width and any(x.strip() for x in v))]
+    if not notes:
+        return []
+    more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
+    return [f"{notes[0]}{more}: an interrupted write? `compaction-bench run out={path.parent}` with the run's "
+            f"settings drops what is not whole and finishes those cells"]
 
 
 def to_dataset(run_dir: str | Path):

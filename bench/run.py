@@ -26,7 +26,7 @@ from .config import CONF_DIR, ROOT, compose, expand_sweeps, redact, redact_overr
 from .errors import BadInput
 from .models import build as build_model
 from .models.base import Model, ModelConfig, is_offline
-from .models.cache import responses_dir
+from .models.cache import ANSWERED, responses_dir
 from .replay import ReplayOptions, replay
 from .results import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv, cell_key, done_cells, format_table, read_csv
 from .scenario import Scenario
@@ -72,15 +72,15 @@ class Cell:
         return hashlib.sha1(self.name.encode()).hexdigest()[:12]
 
 
-def model_config(node: Any, seed: int, cache_dir: str | None = None) -> ModelConfig:
+def model_config(node: Any, seed: int, cache_dir: str | None = None, refresh: bool = False) -> ModelConfig:
     from omegaconf import OmegaConf
 
     data = OmegaConf.to_container(node, resolve=True) if not isinstance(node, dict) else dict(node)
     known = {f for f in ModelConfig.__dataclass_fields__}
     extra = {k: v for k, v in data.items() if k not in known}
-    return ModelConfig(**{k: v for k, v in data.items() if k in known and k != "extra"},
+    return ModelConfig(**{k: v for k, v in data.items() if k in known and k not in ("extra", "cache_dir", "refresh")},
                        extra={**data.get("extra", {}), **extra}, seed=seed,
-                       cache_dir=data.get("cache_dir", cache_dir))
+                       cache_dir=data.get("cache_dir", cache_dir), refresh=bool(data.get("refresh", refresh)))
 
 
 def strategy_config(cfg: Any, name: str) -> dict[str, Any]:
@@ -125,8 +125,9 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
             cache[tuple(patterns)] = loader.load_all(loader.expand(patterns, base=ROOT))
         responses = cfg.get("responses") or {}
         cache_dir = responses_dir(bool(responses.get("enabled", True)), responses.get("dir"))
+        refresh = bool(responses.get("refresh", False))
         scoring = settings(cfg)
-        writer = model_config(cfg.writer, cfg.seed, cache_dir)
+        writer = model_config(cfg.writer, cfg.seed, cache_dir, refresh)
         writers = {name: _writers(writer, cfg, name) for name in names}
         for scenario in cache[tuple(patterns)]:
             for name in names:
@@ -134,9 +135,10 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
                     cells.append(Cell(scenario, name, strategy_config(cfg, name), w, cfg.window or scenario.window,
                                       cfg.seed, cfg.markers, cfg.reserve_output, cfg.margin,
                                       cfg.encoding or encoding_for(w.model),
-                                      model_config(cfg.agent, cfg.seed, cache_dir),
-                                      model_config(cfg.judge, cfg.seed, cache_dir), scoring, variant,
+                                      model_config(cfg.agent, cfg.seed, cache_dir, refresh),
+                                      model_config(cfg.judge, cfg.seed, cache_dir, refresh), scoring, variant,
                                       _oracle(cfg, name)))
+    _check_room(cells)
     for c in {c.label: c for c in cells}.values():
         make_strategy(c.strategy, c.strategy_cfg)  # fail on a bad strategy config before anything runs
     unique: dict[tuple, Cell] = {}
@@ -159,6 +161,26 @@ def _writers(writer: ModelConfig, cfg: Any, name: str) -> list[ModelConfig]:
     if not getattr(make_strategy(name, strategy_config(cfg, name)), "calls_writer", False):
         return [writer]
     return [writer, *(replace(writer, model=f"offline:{p}") for p in profiles)]
+
+
+def _check_room(cells: list[Cell]) -> None:
+    """A window= (or reserve_output= / margin=) that leaves no room for any request is bad input, one line
+    per setting: every request would overflow whatever the strategy did, and score as lost."""
+    from .validate import room
+
+    seen: set[tuple] = set()
+    found: dict[tuple, list[str]] = {}
+    for c in cells:
+        key = (c.scenario.id, c.window, c.reserve_output, c.margin, c.encoding)
+        if key not in seen:
+            seen.add(key)
+            why = room(c.scenario, c.window, c.reserve_output, c.margin, c.encoding)
+            if why:
+                found.setdefault((c.window, c.reserve_output, c.margin), []).append(f"scenario {c.scenario.id}: {why}")
+    lines = [f"window: {whys[0]}" + (f" (and {len(whys) - 1} more scenarios)" if len(whys) > 1 else "")
+             for whys in found.values()]
+    if lines:
+        raise BadInput(lines)
 
 
 def sweep_labels(combos: list[list[str]]) -> list[str]:
@@ -202,9 +224,15 @@ async def compute_cell(cell: Cell, model: Model, out: Path) -> tuple[dict[str, A
     strategy = make_strategy(cell.strategy, cell.strategy_cfg)
     opts = ReplayOptions(window=cell.window, markers=cell.markers, reserve_output=cell.reserve_output,
                          margin=cell.margin)
-    with (scratch / "requests.jsonl").open("w", encoding="utf-8") as rq, \
-            (scratch / "compactions.jsonl").open("w", encoding="utf-8") as cp:
-        stats = await replay(cell.scenario, strategy, model, tok, opts, rq, cp, cell.name)
+    answered: list = []              # (cache, key) of each writer call, to forget what the strategy rejected
+    token = ANSWERED.set(answered)
+    try:
+        with (scratch / "requests.jsonl").open("w", encoding="utf-8") as rq, \
+                (scratch / "compactions.jsonl").open("w", encoding="utf-8") as cp:
+            stats = await replay(cell.scenario, strategy, model, tok, opts, rq, cp, cell.name)
+    finally:
+        ANSWERED.reset(token)
+    calls, failed = _forget_rejected(scratch / "compactions.jsonl", answered)
     row: dict[str, Any] = dict(zip(KEY_COLUMNS, cell.key))
     row.update({k: getattr(stats, k) for k in SUMMARY_COLUMNS if hasattr(stats, k)})
     started = time.perf_counter()
@@ -213,7 +241,26 @@ async def compute_cell(cell: Cell, model: Model, out: Path) -> tuple[dict[str, A
     row["wall_s"] = round(stats.wall_s + time.perf_counter() - started, 3)
     row["_fallbacks"] = stats.fallbacks   # shown on the console; not summary columns
     row["_probes_unrun"] = sum(str(c.get("detail", "")).startswith("failed to run") for c in checks)
+    row["_probes"] = sum(c.get("point") == "probe" for c in checks)
+    row["_writer_calls"], row["_writer_failed"] = calls, failed
     return row, checks
+
+
+def _forget_rejected(path: Path, answered: list) -> tuple[int, int]:
+    """(writer calls, failed calls) of a cell, from its compactions; the cached answers of each compaction
+    the strategy rejected (it records an error: an invalid checkpoint after its repair, an empty summary)
+    are forgotten, so a later run asks again rather than replaying a failure as a good answer."""
+    from .logs import read_jsonl
+
+    records = [(rec, c) for rec in read_jsonl(path) for c in rec.get("calls") or ()]
+    if len(records) == len(answered):      # one logged call per model call, in the same order
+        keys: dict[int, tuple[Any, list[str]]] = {}
+        for (rec, _), (cache, key) in zip(records, answered):
+            if rec.get("error") and cache is not None:
+                keys.setdefault(id(cache), (cache, []))[1].append(key)
+        for cache, ks in keys.values():
+            cache.forget(ks)
+    return len(records), sum(bool(c.get("error")) for _, c in records)
 
 
 def store_cell(out: Path, cell: Cell, row: dict[str, Any], checks: list[dict[str, Any]]) -> None:
@@ -225,7 +272,7 @@ def store_cell(out: Path, cell: Cell, row: dict[str, Any], checks: list[dict[str
     if checks:
         from .scoring import CHECK_COLUMNS
         append_csv(out / "checks.csv", CHECK_COLUMNS, checks)
-    append_csv(out / "summary.csv", SUMMARY_COLUMNS, [row])
+    append_csv(out / "summary.csv", SUMMARY_COLUMNS, [row], durable=True)   # the row is what marks the cell done
     shutil.rmtree(scratch, ignore_errors=True)
 
 
@@ -394,8 +441,11 @@ def _lock(out: Path):
 
 
 def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
+    from .results import prune_unfinished, repair_summary
+
+    for note in repair_summary(out):     # a row cut by a full disk or a power cut is not a finished cell
+        print(f"note: {note}", file=sys.stderr)
     done = done_cells(out)
-    from .results import prune_unfinished
 
     prune_unfinished(out)   # drops lines of a cell interrupted before its summary row
     todo = [c for c in cells if c.key not in done]
@@ -409,16 +459,45 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
     if unrun:   # a failing agent or judge shows in probe_pass_rate only as misses; say so out loud
         print(f"warning: {unrun} probe(s) failed to run (agent or judge model failed); see checks.csv",
               file=sys.stderr)
+    failures = _role_failures(rows)
     summary = read_csv(out / "summary.csv")
     if summary:
         from .report import write_report
 
-        write_report(out)
+        try:
+            write_report(out)
+        except (OSError, BadInput) as exc:   # the cells are stored; only the report is missing
+            why = exc.problems[0] if isinstance(exc, BadInput) else f"{exc.strerror or exc}: {exc.filename or out}"
+            failures.append(f"report not written: {why} (fix it, then `compaction-bench report {out}`)")
     order = {c.key: i for i, c in enumerate(cells)}   # workers finish in any order; the table keeps the plan's
     summary.sort(key=lambda r: order.get(cell_key(r), len(order)))
     print(format_table(summary))
     print(f"results: {out}")
-    return 1 if errors else 0
+    for f in failures:
+        print(f"error: {f}", file=sys.stderr)
+    return 1 if errors or failures else 0
+
+
+def _role_failures(rows: list[dict[str, Any]]) -> list[str]:
+    """A run whose model calls all failed measured nothing but the failures: one line per such role, and
+    exit 1. Some failed calls are a warning (they are failed compactions, counted in the summary)."""
+    by: dict[str, list[int]] = {}
+    for r in rows:
+        n = by.setdefault(str(r.get("writer")), [0, 0])
+        n[0] += r.get("_writer_calls", 0)
+        n[1] += r.get("_writer_failed", 0)
+    out = []
+    for writer, (calls, failed) in by.items():
+        if calls and failed == calls:
+            out.append(f"writer {writer}: all {calls} calls failed after their retries (compactions.jsonl says "
+                       f"why); the scores measure the failures, not the strategy")
+        elif failed:
+            print(f"warning: writer {writer}: {failed} of {calls} calls failed after their retries (failed "
+                  f"compactions in the summary)", file=sys.stderr)
+    probes, unrun = sum(r.get("_probes", 0) for r in rows), sum(r.get("_probes_unrun", 0) for r in rows)
+    if probes and unrun == probes:
+        out.append(f"agent/judge: all {probes} probes failed to run (checks.csv says why)")
+    return out
 
 
 def _check_same_settings(path: Path, configs: list[dict]) -> None:

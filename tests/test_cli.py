@@ -218,5 +218,5 @@ def test_probes_that_could_not_run_are_announced(tmp_path):
     r = cli("run", f"scenarios=[{HAND}/pr-queue-small.yaml]", "strategies=[full]", "agent.model=openai/x",
             "agent.api_base=http://127.0.0.1:9/v1", "agent.retries=0", "agent.timeout=2", f"out={tmp_path / 'r'}",
             cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert "warning: 2 probe(s) failed to run" in r.stderr
+    assert r.returncode == 1, r.stderr          # every probe failed: the run says so in its exit code
+    assert "warning: 2 probe(s) failed to run" in r.stderr and "error: agent/judge: all 2 probes failed" in r.stderr

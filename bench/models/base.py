@@ -52,7 +52,9 @@ class ModelConfig:
     max_tokens: int | None = None
     seed: int = 0                   # repeat index: part of the response-cache key
     backoff: float = 1.0            # seconds before the first retry, doubled each time (Retry-After wins)
+    max_wait: float = 60.0          # cap on one wait between tries, whatever a server's Retry-After says
     cache_dir: str | None = None    # on-disk response cache (the run's `responses:` block); None: off
+    refresh: bool = False           # ask again and overwrite cached answers (responses.refresh=true)
     extra: dict[str, Any] = field(default_factory=dict)   # passed through to litellm
 
 

@@ -2,13 +2,14 @@
 
 We do our own retries rather than litellm's so that every failure mode is
 handled the same way and counted: HTTP 429/5xx, timeouts, a body that is not
-JSON, a reply without choices, tool-call arguments that are not JSON. Waits
-double from `backoff`, and a server's Retry-After wins. Requests a server
-will never accept (bad request, auth, unknown model) fail at once. After the
-retries the call raises ModelError, which the harness records as a failed
-compaction. API keys come only from the environment (litellm reads the
-provider's usual variable); error texts are scrubbed of them before they can
-reach a log.
+JSON, a reply without choices, an empty answer (no text, no tool calls),
+tool-call arguments that are not JSON. Waits double from `backoff`, and a
+server's Retry-After wins, up to `max_wait` (a long wait is announced on
+stderr, so a stalled run says why). Requests a server will never accept (bad
+request, auth, unknown model) fail at once. After the retries the call raises
+ModelError, which the harness records as a failed compaction. API keys come
+only from the environment (litellm reads the provider's usual variable); error
+texts are scrubbed of them before they can reach a log.
 """
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ import json
 import logging
 import os
 import re
+import sys
 import time
+import warnings
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -25,10 +28,10 @@ from ..errors import BadInput, ModelError
 from ..messages import Message
 from ..scenario import Call
 from .base import Model, ModelConfig, Reply, Usage
-from .cache import ResponseCache, cache_key
+from .cache import ANSWERED, ResponseCache, cache_key
 from .progress import Progress
 
-MAX_WAIT = 120.0       # cap on a single wait, whatever Retry-After says
+ANNOUNCE = 10.0        # a wait this long or longer is said on stderr
 SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.I)
 
 
@@ -47,6 +50,8 @@ def _litellm():
     litellm.suppress_debug_info = True
     litellm.turn_off_message_logging = True
     litellm.drop_params = True
+    # litellm's pydantic models warn on every odd answer before we reject it; the rejection is what counts
+    warnings.filterwarnings("ignore", message="Pydantic serializer warnings")
     for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx"):
         logging.getLogger(name).setLevel(logging.ERROR)
     return litellm
@@ -109,15 +114,18 @@ class LitellmModel(Model):
                    max_tokens: int | None = None, purpose: str = "") -> Reply:
         req = self.request(messages, tools, max_tokens)
         key = cache_key({"request": req, "api_base": self.cfg.api_base, "seed": self.cfg.seed})
+        answered = ANSWERED.get()
+        if answered is not None:
+            answered.append((self.cache, key))
         try:
-            if self.cache is not None:
-                hit = self.cache.get(key)
+            if self.cache is not None and not self.cfg.refresh:
+                hit = from_cache(self.cache.get(key))
                 if hit is not None:
                     self.stats.cache_hits += 1
-                    return from_cache(hit)
+                    return hit
             async with self._semaphore():
                 reply = await self._call(req)
-            if self.cache is not None:
+            if self.cache is not None and reply.finish != "length":   # a cut-off answer is used, never kept
                 self.cache.put(key, self.cfg.model, to_cache(reply))
             return reply
         except ModelError:
@@ -169,9 +177,14 @@ class LitellmModel(Model):
 
     def wait(self, attempt: int, exc: BaseException) -> float:
         after = retry_after(exc)
-        if after is not None:
-            return min(after, MAX_WAIT)
-        return min(self.cfg.backoff * 2 ** attempt, MAX_WAIT)
+        wanted = after if after is not None else self.cfg.backoff * 2 ** attempt
+        seconds = min(wanted, self.cfg.max_wait)
+        if seconds >= ANNOUNCE:
+            why = f"the server asked for {wanted:g} s (Retry-After)" if after is not None else "backoff"
+            capped = f", capped by max_wait={self.cfg.max_wait:g}" if seconds < wanted else ""
+            print(f"{self.cfg.model}: waiting {seconds:g} s before try {attempt + 2} of {self.cfg.retries + 1}: "
+                  f"{why}{capped}", file=sys.stderr, flush=True)
+        return seconds
 
 
 def parse(resp: Any) -> Reply:
@@ -190,7 +203,12 @@ def parse(resp: Any) -> Reply:
         if not isinstance(args, dict):
             raise Unusable(f"tool call {tc.function.name}: arguments are not a JSON object")
         calls.append(Call(tc.id or f"call_{len(calls)}", tc.function.name, args))
-    return Reply(text=msg.content or "", calls=tuple(calls), usage=usage_of(resp),
+    text = msg.content or ""
+    if not isinstance(text, str):
+        raise Unusable(f"the answer's content is {type(text).__name__}, not text")
+    if not text.strip() and not calls:
+        raise Unusable("the answer is empty (no text, no tool calls)")
+    return Reply(text=text, calls=tuple(calls), usage=usage_of(resp),
                  model=getattr(resp, "model", "") or "", finish=choices[0].finish_reason)
 
 
@@ -235,8 +253,9 @@ def retry_after(exc: BaseException) -> float | None:
 
 
 def _describe(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text[:300]
+    """One line: litellm puts a whole traceback in some messages; it ends where that starts."""
+    text = str(exc).split("Traceback (most recent call last)")[0]
+    return (" ".join(text.split()) or type(exc).__name__)[:300]
 
 
 def scrub(text: str) -> str:
@@ -255,6 +274,12 @@ def to_cache(reply: Reply) -> dict[str, Any]:
             "model": reply.model, "finish": reply.finish}
 
 
-def from_cache(value: dict[str, Any]) -> Reply:
-    return Reply(text=value["text"], calls=tuple(Call(i, t, a) for i, t, a in value["calls"]),
-                 usage=Usage(**value["usage"]), model=value["model"], finish=value["finish"], cached=True)
+def from_cache(value: dict[str, Any] | None) -> Reply | None:
+    """A cached answer; None when there is none or its row is not one (a damaged cache asks again)."""
+    if value is None:
+        return None
+    try:
+        return Reply(text=value["text"], calls=tuple(Call(i, t, a) for i, t, a in value["calls"]),
+                     usage=Usage(**value["usage"]), model=value["model"], finish=value["finish"], cached=True)
+    except (KeyError, TypeError, ValueError):
+        return None

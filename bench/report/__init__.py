@@ -213,7 +213,10 @@ def main(argv: list[str]) -> int:
     run_dir = Path(argv[0])
     if not (run_dir / "summary.csv").exists():
         raise BadInput(f"{run_dir}: no summary.csv (is it a results directory?)")
-    path = write_report(run_dir)
+    try:
+        path = write_report(run_dir)
+    except OSError as exc:   # figures/ is a file, report.html a directory, the folder read-only
+        raise BadInput(f"{exc.filename or run_dir}: cannot write the report: {exc.strerror or exc}") from None
     print(f"report: {path} and {path.with_suffix('.html')}")
     return 0
 

@@ -138,13 +138,25 @@ def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
     return pd.DataFrame(rows).groupby("strategy", sort=False).mean().reset_index() if rows else pd.DataFrame()
 
 
+def _text(value: Any) -> str:
+    """A log field read as text whatever a damaged or hand-edited log holds there."""
+    return "" if value is None or value is False else value if isinstance(value, str) else str(value)
+
+
+def _count(value: Any) -> int:
+    try:
+        return max(0, int(value or 0))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
 def compaction_outcomes(records: list[dict[str, Any]]):
     """Per strategy: compaction attempts, how many failed, fell back (and to what) or needed a repair.
     A strategy whose compactions all fall back never really compacts; the summary's counts alone hide that."""
     import pandas as pd
 
-    rows = [{"strategy": str(r.get("strategy", "?")), "ok": bool(r.get("ok")), "fallback": r.get("fallback") or "",
-             "repairs": int(r.get("repairs") or 0)} for r in records]
+    rows = [{"strategy": str(r.get("strategy", "?")), "ok": r.get("ok") is True, "fallback": _text(r.get("fallback")),
+             "repairs": _count(r.get("repairs"))} for r in records]
     if not rows:
         return pd.DataFrame()
     df = pd.DataFrame(rows)
