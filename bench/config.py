@@ -52,12 +52,12 @@ def expand_sweeps(overrides: list[str]) -> list[list[str]]:
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
-    if secret_problems(overrides):
-        raise BadInput(secret_problems(overrides))
+    if secret_problems(overrides) or syntax_problems(overrides):
+        raise BadInput(secret_problems(overrides) or syntax_problems(overrides))
     try:
         parsed = OverridesParser.create().parse_overrides(overrides)
     except HydraException as exc:
-        raise BadInput(f"overrides: {_first_line(exc)}")
+        raise BadInput(explain(_first_line(exc), overrides))
     choices: list[list[str]] = []
     for o in parsed:
         if o.is_sweep_override():
@@ -76,21 +76,63 @@ def compose(overrides: list[str]):
     from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
-    if secret_problems(overrides):
-        raise BadInput(secret_problems(overrides))
+    if secret_problems(overrides) or syntax_problems(overrides):
+        raise BadInput(secret_problems(overrides) or syntax_problems(overrides))
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
             cfg = hydra_compose(config_name="config", overrides=overrides)
         OmegaConf.resolve(cfg)
     except (HydraException, OmegaConfBaseException) as exc:
-        line = _first_line(exc)
-        unknown = re.match(r"Could not override '([^']+)'", line)
-        if unknown:
-            key = unknown.group(1)
-            line = f"unknown key '{key}' (the keys are in conf/config.yaml; +{key}=VALUE adds a new one)"
-        raise BadInput(f"overrides: {line}")
+        raise BadInput(explain(_first_line(exc), overrides))
     return cfg
+
+
+def syntax_problems(overrides: list[str]) -> list[str]:
+    """Overrides that are not KEY=VALUE, or whose brackets or quotes do not close: said in our words, one
+    line each, before Hydra's parser words it its own way."""
+    problems = []
+    for o in overrides:
+        key, eq, value = o.partition("=")
+        if not key.lstrip("+~") or (not eq and not o.startswith("~")):
+            problems.append(f"overrides: '{o}' is not KEY=VALUE (e.g. window=32000, strategies=[naive,vibey])")
+            continue
+        depth, quote = 0, ""
+        for ch in value:
+            if quote:
+                quote = "" if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch in "[{":
+                depth += 1
+            elif ch in "]}":
+                depth -= 1
+                if depth < 0:
+                    break
+        if depth or quote:
+            what = "a quote is not closed" if quote else "its brackets do not match"
+            problems.append(f"overrides: {o}: {what} (a list is [a,b], a mapping {{k:v}})")
+    return problems
+
+
+def explain(line: str, overrides: list[str]) -> str:
+    """Hydra's first line of an error, as one line in our words: which override, and what would do."""
+    unknown = re.match(r"Could not override '([^']+)'", line)
+    if unknown and unknown.group(1):
+        key = unknown.group(1)
+        return f"overrides: unknown key '{key}' (the keys are in conf/config.yaml; +{key}=VALUE adds a new one)"
+    group = re.search(r"Could not find '([^'/]+)/([^']*)'", line)
+    if group:
+        name, choice = group.groups()
+        choices = sorted(p.stem for p in (CONF_DIR / name).glob("*.yaml"))
+        return (f"overrides: {name}={choice}: no such {name} (one of {', '.join(choices)}; conf/{name}/)" if choices
+                else f"overrides: {name}={choice}: no config group '{name}' (the groups are the folders of conf/)")
+    bad = re.search(r"(?:override|parsing override) '([^']*)'", line)
+    word = bad.group(1) if bad else next((o for o in overrides if o and o.split("=")[0].lstrip("+~") in line), "")
+    if re.search(r"no viable alternative|mismatched input|extraneous input|token recognition|Error parsing", line):
+        return (f"overrides: {word or ' '.join(overrides)}: cannot read it as KEY=VALUE (a list is [a,b], a "
+                f"sweep under -m is a,b; quote values with spaces)")
+    return f"overrides: {word + ': ' if word else ''}{line}"
 
 
 def redact(value: Any, key: str = "") -> Any:
