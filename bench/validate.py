@@ -32,6 +32,7 @@ class _Check:
         self.warnings: list[tuple[Path_, str]] = []
         self.event_ids: list[Any] = []
         self.declared: set[str] = set()                  # every event id the file gives, valid event or not
+        self.bad_events: set[int] = set()                # positions (in the events kept) of events with a problem
         self.unknown: dict[str, list[Path_]] = {}        # unknown event id -> the references naming it
 
     def add(self, path: Path_, msg: str) -> None:
@@ -67,10 +68,11 @@ class _Check:
                 known = ", ".join(sorted(list(required) + list(optional)))
                 self.add(path + (key,), f"unknown key '{key}' (allowed: {known})")
         out = {}
+        missing = [key for key in required if key not in value]
+        if missing:
+            self.add(path, f"missing required key{'s' if len(missing) > 1 else ''} {_listed(missing)}")
         for key, typ in required.items():
-            if key not in value:
-                self.add(path, f"missing required key '{key}'")
-            elif self.typed(value[key], path + (key,), typ):
+            if key in value and self.typed(value[key], path + (key,), typ):
                 out[key] = value[key]
         for key, typ in optional.items():
             if key in value and value[key] is not None and self.typed(value[key], path + (key,), typ):
@@ -220,6 +222,7 @@ def _events(ck: _Check, raw: list) -> list[Event]:
     t_at = ""
     for i, item in enumerate(raw):
         path = ("events", i)
+        before = len(ck.problems)
         ev = ck.mapping(item, path, EVENT_REQUIRED, EVENT_OPTIONAL)
         if ev is None or "id" not in ev or "role" not in ev:
             continue
@@ -285,9 +288,11 @@ def _events(ck: _Check, raw: list) -> list[Event]:
             t_prev = None   # one wrong time is one line: the events after it are compared with this one
         if t_prev is None or t >= t_prev:
             t_prev, t_at = t, eid
+        if len(ck.problems) > before:   # its text or ids are not what the file meant: judge nothing by it
+            ck.bad_events.add(len(events))
         events.append(Event(eid, role, text or "", float(t), tuple(event_calls), call_ref,
                             source, ev.get("skill")))
-    answered = {e.get("call") for e in raw if isinstance(e, dict)}   # by any event, valid or not
+    answered = {e["call"] for e in raw if isinstance(e, dict) and isinstance(e.get("call"), str)}   # valid or not
     for cid, (pos, _call) in calls.items():
         if cid not in results and cid not in answered:
             ck.add(("events", pos, "calls"), f"call '{cid}' has no result")
@@ -306,7 +311,11 @@ def _declared_calls(raw: list) -> dict[Any, int]:
 
 
 def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
-    by_id = {e.id: e for e in events}
+    known = {e.id for e in events}
+    by_id: dict[str, Event] = {}       # the events whose text can be judged: the first of an id, no problem
+    for k, e in enumerate(events):
+        if k not in ck.bad_events:
+            by_id.setdefault(e.id, e)
     normalized: list[str] = []
 
     def texts() -> list[str]:
@@ -335,7 +344,7 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
             ids.setdefault(m["id"], path)
             for ref in ("from", "until", "event"):
                 if ref in m:
-                    ck.ref(path + (ref,), m[ref], by_id)
+                    ck.ref(path + (ref,), m[ref], known)
             for key in ("quote", "text", "title"):
                 if key in m and not m[key].strip():
                     ck.add(path + (key,), f"{key} must not be blank")
@@ -398,7 +407,7 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
                 ck.add(ip + ("id",), f"duplicate item id '{im['id']}'")
             seen_items.add(im["id"])
             if "done" in im:
-                ck.ref(ip + ("done",), im["done"], by_id)
+                ck.ref(ip + ("done",), im["done"], known)
             items.append(Item(im["id"], im.get("done")))
         workstreams.append(Workstream(m["id"], m.get("from", ""), m.get("title", ""), tuple(items)))
         for j, it in enumerate(items):
@@ -406,7 +415,7 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
                 ck.add(path + ("items", j, "id"), "id must not be blank")
                 continue
             pattern = U.mention(it.id)
-            if not any(pattern.search(t) for t in texts()):
+            if not ck.bad_events and not any(pattern.search(t) for t in texts()):
                 ck.add(path + ("items", j, "id"), f"item id '{it.id}' occurs in no event's text (as a whole token), "
                                                   f"so no context can ever say where the work stands on it")
 
