@@ -57,6 +57,36 @@ def _yaml_loader():
     return _BASE_LOADER
 
 
+MAX_NODES = 1_000_000   # a results file's YAML, aliases expanded: far above any config.yaml we write
+
+
+def bounded_yaml(text: str) -> Any:
+    """YAML whose aliases (an older config.yaml may hold some) expand to at most MAX_NODES nodes: the
+    node graph is composed first, with each alias still one shared node, and its expanded size counted
+    before anything is built or walked. yaml.YAMLError when it is not YAML or expands past that."""
+    root = yaml.compose(text, Loader=_BASE_LOADER)
+    if root is None:
+        return None
+    size: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in size:
+            continue
+        kids = ([n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else
+                node.value if isinstance(node, yaml.SequenceNode) else [])
+        if not done:
+            if id(node) in {id(n) for n, d in stack if d}:   # a node inside itself: a recursive alias
+                raise yaml.YAMLError("a recursive alias")
+            stack.append((node, True))
+            stack.extend((k, False) for k in kids if id(k) not in size)
+            continue
+        size[id(node)] = min(MAX_NODES + 1, 1 + sum(size.get(id(k), 0) for k in kids))
+    if size[id(root)] > MAX_NODES:
+        raise yaml.YAMLError(f"its aliases expand to more than {MAX_NODES:,} values")
+    return yaml.load(text, Loader=_BASE_LOADER)
+
+
 def _pairs(pairs: list[tuple[str, Any]]) -> Pairs:
     """A JSON object that remembers keys given twice (json.loads keeps the last silently)."""
     data = Pairs(pairs)

@@ -507,12 +507,16 @@ def _check_same_settings(path: Path, configs: list[dict]) -> None:
     import yaml
 
     try:
-        old = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError):
+        old = loader.bounded_yaml(path.read_text(encoding="utf-8-sig")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError):
         return
     if not isinstance(old, dict) or "sweep" in old or len(configs) > 1:
         return  # sweep cells carry their variant in the key
-    changed = result_changes(old, configs[0])
+    try:
+        changed = result_changes(old, configs[0])
+    except RecursionError:
+        raise BadInput(f"out: {path}: nested too deeply to tell whether its cells used these settings; "
+                       "use a new out=") from None
     if changed:
         shown = ", ".join(changed[:6]) + (" ..." if len(changed) > 6 else "")
         raise BadInput(f"out: {path.parent} holds a run made with other settings ({shown}); "
@@ -520,9 +524,14 @@ def _check_same_settings(path: Path, configs: list[dict]) -> None:
 
 
 def _dump(data: dict) -> str:
+    """YAML without anchors and aliases (a sweep repeats the same settings), which readers refuse."""
     import yaml
 
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    class Plain(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return yaml.dump(data, Dumper=Plain, sort_keys=False, allow_unicode=True)
 
 
 __all__ = ["run", "plan", "Cell", "run_cell"]

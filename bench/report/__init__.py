@@ -42,8 +42,10 @@ def _config(run_dir: Path) -> dict[str, Any]:
     path = run_dir / "config.yaml"
     if not path.exists():
         return {}
+    from ..loader import bounded_yaml
+
     try:
-        cfg = yaml.safe_load(path.read_text(encoding="utf-8"))
+        cfg = bounded_yaml(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError:
         raise BadInput(f"{path}: not UTF-8 text")
     except yaml.YAMLError as exc:
