@@ -84,8 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(getattr(import_module(module), func)(rest) or 0)
     except BadInput as exc:
-        for line in exc.problems:
-            print(line, file=sys.stderr)
+        for line in exc.problems:   # one line each, whatever newlines a file's values hold
+            print(str(line).replace("\r", "\\r").replace("\n", "\\n"), file=sys.stderr)
         return 2
     except BrokenPipeError:  # `compaction-bench ... | head`: the reader left; not an error of ours
         sys.stdout = open(os.devnull, "w")
