@@ -18,7 +18,7 @@ OFFLINE_NOTE = ("`offline` is the built-in deterministic extractive stand-in (it
                 "a budget and answers by extraction); it is not an LLM, and its numbers measure the strategies' "
                 "mechanics, not a model's judgement. As a writer it keeps every background line under its "
                 "`[Harness: …]` label, so provenance leakage is 0 with it unless the harness drops the markers "
-                "(`markers=false`).")
+                "(`markers=false`); its stress profiles (`offline:NAME`) err on purpose and can leak.")
 
 
 def write_report(run_dir: Path) -> Path:
