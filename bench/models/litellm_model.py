@@ -179,7 +179,7 @@ class LitellmModel(Model):
         after = retry_after(exc)
         wanted = after if after is not None else self.cfg.backoff * 2 ** attempt
         seconds = min(wanted, self.cfg.max_wait)
-        if seconds >= ANNOUNCE:
+        if seconds >= ANNOUNCE or seconds < wanted:
             why = f"the server asked for {wanted:g} s (Retry-After)" if after is not None else "backoff"
             capped = f", capped by max_wait={self.cfg.max_wait:g}" if seconds < wanted else ""
             print(f"{self.cfg.model}: waiting {seconds:g} s before try {attempt + 2} of {self.cfg.retries + 1}: "
