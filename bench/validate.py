@@ -236,7 +236,7 @@ def _events(ck: _Check, raw: list) -> list[Event]:
             ck.add(path + ("role",), f"unknown role '{role}' (allowed: {', '.join(ROLES)})")
             continue
         text = ev.get("text")
-        if text is None and not (role == "assistant" and ev.get("calls")):
+        if item.get("text") is None and not (role == "assistant" and ev.get("calls")):   # a wrong type: its own line
             ck.add(path, "missing required key 'text'")
         # role-specific keys
         for key, owner in (("calls", "assistant"), ("call", "tool"), ("source", "background")):
