@@ -64,6 +64,8 @@ def summary_rows(path: Path) -> tuple[list[dict[str, str]], list[str]]:
     if not records:
         return [], []
     (_, header), rows, notes = records[0], [], []
+    if header is None or any("\ufffd" in h for h in header):   # the columns themselves cannot be read
+        return [], [f"{path} line 1: the header is not UTF-8 CSV, so no row can be trusted; every cell runs again"]
     for i, (n, values) in enumerate(records[1:], 1):
         if values is None or not any(v.strip() for v in values):
             if values is None:
@@ -71,6 +73,7 @@ def summary_rows(path: Path) -> tuple[list[dict[str, str]], list[str]]:
             continue
         row = dict(zip(header, values))
         why = ("cut short (no end of line)" if i == len(records) - 1 and not text.endswith(("\n", "\r")) else
+               "not UTF-8" if any("\ufffd" in v for v in values) else
                f"{len(values)} fields, the header has {len(header)}" if len(values) != len(header) else
                "no cell key" if any(not row.get(c) for c in KEY_COLUMNS) else _not_numbers(row))
         if why:
@@ -115,7 +118,7 @@ def repair_summary(out: Path) -> list[str]:
     rows, notes = summary_rows(path)
     if not notes and (not text or text.endswith(("\n", "\r"))):
         return []
-    notes = [f"{n}, dropped: its cell runs again" for n in notes]
+    notes = [n if n.endswith("again") else f"{n}, dropped: its cell runs again" for n in notes]
     tmp = path.with_name(".summary.csv.tmp")
     tmp.write_bytes(b"")
     if rows:

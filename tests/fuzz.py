@@ -394,15 +394,16 @@ def fuzz(scenarios: int, transcripts: int, results: int, runs: int, seed: int, l
     os.environ["CI"] = "true"    # no progress bars
     t = Tally()
     r = random.Random(seed)
+    seeds = [r.random() for _ in range(3)]     # one stream per pass: a pass's cases do not depend on the others
     try:
         with tempfile.TemporaryDirectory(prefix="cb-fuzz-") as tmp:
             work = Path(tmp)
             if scenarios:
-                scenarios_pass(t, scenarios, runs, random.Random(r.random()), work, limit, only)
+                scenarios_pass(t, scenarios, runs, random.Random(seeds[0]), work, limit, only)
             if transcripts:
-                transcripts_pass(t, transcripts, random.Random(r.random()), work, limit, only)
+                transcripts_pass(t, transcripts, random.Random(seeds[1]), work, limit, only)
             if results:
-                results_pass(t, results, random.Random(r.random()), work, limit, only)
+                results_pass(t, results, random.Random(seeds[2]), work, limit, only)
     finally:
         os.environ.pop("CI") if ci is None else os.environ.__setitem__("CI", ci)
     return t
