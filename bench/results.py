@@ -47,10 +47,25 @@ def append_csv(path: Path, columns: list[str], rows: Iterable[dict[str, Any]], d
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of a CSV file ([] when there is none); BadInput naming the line when it is not UTF-8 CSV."""
     if not path.exists():
         return []
+    from .errors import BadInput
+
     with path.open(newline="", encoding="utf-8-sig") as fh:
-        return list(csv.DictReader(fh))
+        reader = csv.DictReader(fh)
+        try:
+            return list(reader)
+        except csv.Error as exc:
+            raise BadInput(f"{path} line {reader.line_num}: not CSV ({exc})") from None
+        except UnicodeDecodeError:
+            raw = path.read_bytes()
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = raw[:exc.start].count(b"\n") + 1
+                raise BadInput(f"{path} line {line}: not UTF-8 text") from None
+            raise
 
 
 def summary_rows(path: Path) -> tuple[list[dict[str, str]], list[str]]:
