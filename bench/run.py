@@ -299,9 +299,12 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
     pools = _pools([c for c in cells if _offline(c)], concurrency)
 
     def failed(cell: Cell, exc: BaseException) -> None:
-        errors.append(f"{cell.name}: {type(exc).__name__}: {exc}")
+        from .models.litellm_model import scrub   # an exception's text may quote a key from the environment
+
+        why = scrub(f"{type(exc).__name__}: {' '.join(str(exc).split())}")[:2000]
+        errors.append(f"{cell.name}: {why}")
         with (out / "errors.jsonl").open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"cell": cell.name, "error": f"{type(exc).__name__}: {exc}"}) + "\n")
+            fh.write(json.dumps({"cell": cell.name, "error": why}) + "\n")
 
     # Cells are stored in plan order, whatever order the workers finish in, so two runs of the same
     # plan write identical files; a finished cell waits in `ready` only until the ones before it are

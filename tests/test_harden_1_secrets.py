@@ -7,8 +7,9 @@ import os
 
 import pytest
 
+from bench.strategy import Strategy
 from bench.testing import LoopbackServer
-from harden import cli, files_hold, one_line
+from harden import WATCH, cli, files_hold, one_line
 
 SECRET = "sk-hardening-9f8e7d6c5b4a3f2e1d"
 OTHER = "sk-hardening-0a1b2c3d4e5f6a7b8c"
@@ -110,3 +111,19 @@ def test_an_environment_key_echoed_by_a_failing_server_never_reaches_disk(tmp_pa
     assert SECRET not in err and SECRET not in stdout
     assert files_hold(tmp_path, SECRET) == []                            # ... scrubbed: run folder, cache, $HOME
     assert (home / ".cache" / "compaction-bench" / "responses" / "responses.sqlite").exists()
+
+
+class LeakyStrategy(Strategy):
+    """A strategy whose bug quotes the environment's key in its exception."""
+
+    async def compact(self):
+        raise RuntimeError(f"cannot connect with {os.environ['OPENAI_API_KEY']}")
+
+
+def test_a_failing_cell_that_quotes_the_key_is_scrubbed(tmp_path, home, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    out = tmp_path / "run"
+    code, stdout, err = cli("run", f"scenarios=[{WATCH}]", "strategies=[test_harden_1_secrets.LeakyStrategy]",
+                            "probes.enabled=false", f"out={out}", cwd=tmp_path)
+    assert code == 1 and "cannot connect with ***" in err and SECRET not in err + stdout
+    assert (out / "errors.jsonl").exists() and files_hold(tmp_path, SECRET) == []
