@@ -63,14 +63,25 @@ class _Check:
         if not isinstance(value, dict):
             self.add(path, f"must be a mapping, got {_kind(value)}")
             return None
-        for key in value:
-            if key not in required and key not in optional:
-                known = ", ".join(sorted(list(required) + list(optional)))
-                self.add(path + (key,), f"unknown key '{key}' (allowed: {known})")
-        out = {}
+        known = ", ".join(sorted(list(required) + list(optional)))
+        unknown = [key for key in value if key not in required and key not in optional]
         missing = [key for key in required if key not in value]
-        if missing:
-            self.add(path, f"missing required key{'s' if len(missing) > 1 else ''} {_listed(missing)}")
+        out = {}
+        if unknown and missing:   # a misspelt required key: one line, and its value stands in (no knock-on lines)
+            import difflib
+
+            for key in unknown:
+                near = difflib.get_close_matches(str(key), missing, n=1, cutoff=0.6)
+                if near and _is(value[key], required[near[0]]):
+                    out[near[0]] = value[key]
+            self.add(path + (unknown[0],), f"unknown key{'s' if len(unknown) > 1 else ''} {_listed(unknown)} and "
+                                           f"missing required key{'s' if len(missing) > 1 else ''} {_listed(missing)}"
+                                           f" (misspelt? allowed: {known})")
+        else:
+            for key in unknown:
+                self.add(path + (key,), f"unknown key '{key}' (allowed: {known})")
+            if missing:
+                self.add(path, f"missing required key{'s' if len(missing) > 1 else ''} {_listed(missing)}")
         for key, typ in required.items():
             if key in value and self.typed(value[key], path + (key,), typ):
                 out[key] = value[key]
