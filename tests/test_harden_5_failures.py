@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import pytest
 
@@ -80,10 +79,9 @@ def test_some_failed_calls_are_a_warning_and_exit_0(tmp_path):
 @pytest.mark.parametrize("url", ["notaurl", "http://127.0.0.1:notaport/v1", "ftp://127.0.0.1/v1", "http:///v1",
                                  "http://exa mple.com/v1"])
 def test_a_url_that_is_not_one_is_bad_input_before_the_run(tmp_path, url):
-    started = time.perf_counter()
     one_line(*cli("run", *RUN, "strategies=[naive]", f"writer.api_base={url}", f"out={tmp_path / 'r'}")[::2],
              "writer.api_base:", "is not an http(s) URL")
-    assert time.perf_counter() - started < 30 and not (tmp_path / "r").exists()
+    assert not (tmp_path / "r").exists()          # refused before any cell, so no call was ever tried
 
 
 def test_a_long_retry_after_is_capped_by_max_wait_and_announced(capsys):
@@ -99,11 +97,11 @@ def test_a_long_retry_after_is_capped_by_max_wait_and_announced(capsys):
 def test_a_run_through_a_long_retry_after_finishes_and_says_why_it_waited(tmp_path):
     with LoopbackServer(lifetime=120) as srv:
         srv.fail("429", times=1, retry_after=3600)
-        started = time.perf_counter()
         code, _, err = cli("run", *RUN, "strategies=[naive]", f"writer.api_base={srv.url}", "writer.max_wait=0.2",
                            "responses.enabled=false", f"out={tmp_path / 'r'}")
+        assert srv.faults_served == 1
     assert code == 0, err
-    assert time.perf_counter() - started < 60 and "asked for 3600 s (Retry-After), capped by max_wait=0.2" in err
+    assert "waiting 0.2 s before try 2 of 4: the server asked for 3600 s (Retry-After), capped by max_wait=0.2" in err
 
 
 def test_an_empty_answer_is_retried_and_never_cached(tmp_path):
