@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -131,9 +132,12 @@ def repair_summary(out: Path) -> list[str]:
         return []
     text = path.read_text(encoding="utf-8-sig", errors="replace")
     rows, notes = summary_rows(path)
-    if not notes and (not text or text.endswith(("\n", "\r"))):
+    damaged = damaged_cells(out, {cell_key(r) for r in rows})
+    if not notes and not damaged and (not text or text.endswith(("\n", "\r"))):
         return []
     notes = [n if n.endswith("again") else f"{n}, dropped: its cell runs again" for n in notes]
+    notes += [f"{where}: not whole, so cell {cell} runs again" for cell, where in damaged.items()]
+    rows = [r for r in rows if "/".join(cell_key(r)) not in damaged]
     tmp = path.with_name(".summary.csv.tmp")
     tmp.write_bytes(b"")
     if rows:
@@ -249,20 +253,79 @@ def prune_unfinished(out: Path) -> int:
         path = out / name
         if not path.exists():
             continue
-        lines = path.read_text(encoding="utf-8", errors="surrogateescape").splitlines(keepends=True)
+        lines = _lines(path.read_text(encoding="utf-8", errors="surrogateescape"))
         keep = [ln for ln in lines if not ln.strip() or _cell_of(ln) in done]
         if len(keep) != len(lines):
             dropped += len(lines) - len(keep)
             path.write_text("".join(keep), encoding="utf-8", errors="surrogateescape")
     checks = out / "checks.csv"
-    rows = read_csv(checks)
-    keep_rows = [r for r in rows if "/".join(cell_key(r)) in done]
-    if len(keep_rows) != len(rows):
-        dropped += len(rows) - len(keep_rows)
-        columns = list(rows[0])
-        checks.unlink()
-        append_csv(checks, columns, keep_rows)
+    records = _records(checks.read_text(encoding="utf-8-sig", errors="replace")) if checks.exists() else []
+    if records and records[0][1]:
+        header = records[0][1]
+        keep_rows = [dict(zip(header, v)) for _, v in records[1:]
+                     if v is not None and len(v) == len(header) and "/".join(v[:len(KEY_COLUMNS)]) in done]
+        if len(keep_rows) != len(records) - 1:
+            dropped += len(records) - 1 - len(keep_rows)
+            tmp = checks.with_name(".checks.csv.tmp")
+            tmp.write_bytes(b"")
+            append_csv(tmp, header, keep_rows)
+            os.replace(tmp, checks)
     return dropped
+
+
+def _lines(text: str) -> list[str]:
+    """Lines ending in \\n only: a record's text may hold U+2028 or \\x85, which str.splitlines splits on."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def damaged_cells(out: Path, done: set[tuple[str, ...]]) -> dict[str, str]:
+    """Finished cells (by name) with a log line or a check row that is not whole (cut, glued, not UTF-8),
+    and where: their rows would read as complete cells with part of their data gone, so they run again.
+    A damaged line whose cell name is itself cut or garbled reruns every cell it could belong to."""
+    names = {"/".join(k): k for k in done}
+    found: dict[str, str] = {}
+    for name in ("requests.jsonl", "compactions.jsonl"):
+        path = out / name
+        if not path.exists():
+            continue
+        for n, raw in enumerate(path.read_bytes().split(b"\n"), 1):
+            try:
+                whole = not raw.strip() or _cell_of(raw.decode("utf-8")) is not None
+            except UnicodeDecodeError:
+                whole = False
+            m = None if whole else re.match(rb'\{"cell":\s*"([^"]*)', raw)
+            if m and m.group(1):
+                shape = re.escape(m.group(1).decode("utf-8", "replace")).replace("\ufffd", ".*")
+                for cell in names:
+                    if re.match(shape, cell):
+                        found.setdefault(cell, f"{path} line {n}")
+    checks = out / "checks.csv"
+    if not checks.exists():
+        return found
+    raw = checks.read_bytes()
+    bad_lines = [i for i, line in enumerate(raw.split(b"\n"), 1) if not _utf8(line)]
+    records = _records(raw.decode("utf-8-sig", errors="replace"))
+    width = len(records[0][1] or ()) if records else 0
+    start = 1
+    for n, values in records:
+        broken = values is None or len(values) != width or any(start <= b <= n for b in bad_lines)
+        start = n + 1
+        fields = list(values[:len(KEY_COLUMNS)]) if broken and values else []
+        while fields and not fields[-1]:
+            fields.pop()
+        for key in done if fields else ():
+            if all(f == k or "\ufffd" in f or (i == len(fields) - 1 and k.startswith(f))
+                   for i, (f, k) in enumerate(zip(fields, key))):
+                found.setdefault("/".join(key), f"{checks} line {n}")
+    return found
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _cell_of(line: str) -> str | None:

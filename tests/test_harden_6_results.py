@@ -138,3 +138,35 @@ def test_a_killed_run_resumes_to_the_same_results(clean, tmp_path):
     assert code == 0, err
     assert whole(out) and scores(out) == scores(clean)
     assert len((out / "summary.csv").read_text().splitlines()) == 1 + len(list(HAND.glob("*.yaml"))) * 2
+
+
+@pytest.mark.parametrize("name, how", [("checks.csv", "cut"), ("checks.csv", "glued"), ("checks.csv", "bad-utf-8"),
+                                       ("requests.jsonl", "cut"), ("compactions.jsonl", "glued")])
+def test_a_finished_cell_whose_logs_or_checks_are_damaged_runs_again(clean, tmp_path, name, how):
+    out = tmp_path / "run"
+    assert cli("run", *RUN, f"out={out}")[0] == 0
+    end = b"\r\n" if name.endswith(".csv") else b"\n"       # the csv module ends rows with CRLF
+    raw = (out / name).read_bytes().split(end)
+    k = len(raw) // 2
+    raw[k] = (raw[k][:len(raw[k]) // 2] if how == "cut" else raw[k] + raw[k + 1] if how == "glued"
+              else raw[k].replace(b",", b",\xff", 1))
+    if how == "glued":
+        del raw[k + 1]
+    (out / name).write_bytes(end.join(raw))
+    code, _, err = cli("run", *RUN, f"out={out}")
+    assert code == 0 and "runs again" in err, err
+    assert whole(out) and scores(out) == scores(clean)
+    assert cli("report", str(out))[0] == 0
+
+
+def test_a_log_record_holding_a_line_separator_survives_resume(tmp_path):
+    from bench.results import prune_unfinished
+
+    out = tmp_path / "run"
+    assert cli("run", f"scenarios=[{HAND / 'pr-queue-small.yaml'}]", "strategies=[truncate]",
+               "probes.enabled=false", f"out={out}")[0] == 0
+    path = out / "compactions.jsonl"
+    text = path.read_text()
+    path.write_text(text.replace('"strategy": "truncate"', '"strategy": "truncate", "note": "a\u2028b\x85c"', 1))
+    before = path.read_text()
+    assert prune_unfinished(out) == 0 and path.read_text() == before
