@@ -50,11 +50,12 @@ class Tally:
     tracebacks: list[str] = field(default_factory=list)
     hangs: list[str] = field(default_factory=list)
     unnamed: list[str] = field(default_factory=list)     # exit 2 with a line that does not name the input
+    unexpected: list[str] = field(default_factory=list)  # an exit code the case does not allow (e.g. 1 on resume)
     noisy: list[str] = field(default_factory=list)
     slowest: tuple[float, str] = (0.0, "")
 
     def failures(self) -> int:
-        return len(self.tracebacks) + len(self.hangs) + len(self.unnamed)
+        return len(self.tracebacks) + len(self.hangs) + len(self.unnamed) + len(self.unexpected)
 
 
 def call(argv: list[str], limit: float) -> tuple[int, str, str, str | None]:
@@ -103,7 +104,7 @@ def judge(t: Tally, kind: str, label: str, argv: list[str], names: tuple[str, ..
     if "Traceback (most recent call last)" in err:
         t.tracebacks.append(f"{label}: printed a traceback: {err[-2000:]}")
     if code not in ok_codes:
-        t.tracebacks.append(f"{label}: exit {code}: {err[-500:]}")
+        t.unexpected.append(f"{label}: exit {code}: {err[-500:]}")
     lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("warning:", "  note:"))
              and ": warning: " not in ln]
     if code == 2:
@@ -428,9 +429,10 @@ def main(argv: list[str] | None = None) -> int:
     t = fuzz(a.scenarios, a.transcripts, a.results, a.runs, a.seed, a.limit, a.only)
     print(f"cases {t.cases} ({', '.join(f'{k} {v}' for k, v in t.by_kind.items())}); exits "
           f"{dict(sorted(t.exits.items()))}; tracebacks {len(t.tracebacks)}; hangs {len(t.hangs)}; "
-          f"unnamed {len(t.unnamed)}; noisy (> {NOISY} lines) {len(t.noisy)}; slowest {t.slowest[0]:.1f}s "
+          f"unnamed {len(t.unnamed)}; unexpected exits {len(t.unexpected)}; noisy (> {NOISY} lines) {len(t.noisy)}; slowest {t.slowest[0]:.1f}s "
           f"({t.slowest[1][:80]}); peak memory {peak_mb():.0f} MB; {time.perf_counter() - started:.0f}s")
     for title, items in (("traceback", t.tracebacks), ("hang", t.hangs), ("unnamed", t.unnamed),
+                         ("unexpected exit", t.unexpected),
                          ("noisy", t.noisy if a.verbose else t.noisy[:5])):
         for item in items[:30]:
             print(f"--- {title}: {item}")

@@ -16,4 +16,5 @@ def test_a_small_fuzz_pass_finds_no_traceback_hang_or_unnamed_line():
     assert not t.tracebacks, t.tracebacks[0]
     assert not t.hangs, t.hangs
     assert not t.unnamed, t.unnamed
+    assert not t.unexpected, t.unexpected
     assert t.exits.get(2, 0) > 10 and t.exits.get(0, 0) > 3     # the mutations break files, and not all of them
