@@ -4,14 +4,13 @@ A column that does not apply to a cell, or that nothing computed, stays empty,
 never zero. Finished cells are known by their summary row, which is what lets
 an interrupted run be resumed: a row is written in one write and synced, and a
 row that is not whole (a full disk, a power cut) is dropped on resume, so its
-cell runs again instead of counting as done with empty scores.
+cell runs again instead of counting as done with empty scores (bench/resume.py).
 """
 from __future__ import annotations
 
 import csv
 import io
 import os
-import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -69,84 +68,10 @@ def read_csv(path: Path) -> list[dict[str, str]]:
             raise
 
 
-def summary_rows(path: Path) -> tuple[list[dict[str, str]], list[str]]:
-    """(whole rows, one note per row that is not): a whole row has every column, ends with a newline (the
-    write finished), names its cell and holds numbers where numbers go. A row cut by an interrupted write,
-    or two rows glued into one line, is not whole."""
-    if not path.exists():
-        return [], []
-    text = path.read_text(encoding="utf-8-sig", errors="replace")
-    records = _records(text)
-    if not records:
-        return [], []
-    (_, header), rows, notes = records[0], [], []
-    if header is None or any("\ufffd" in h for h in header):   # the columns themselves cannot be read
-        return [], [f"{path} line 1: the header is not UTF-8 CSV, so no row can be trusted; every cell runs again"]
-    for i, (n, values) in enumerate(records[1:], 1):
-        if values is None or not any(v.strip() for v in values):
-            if values is None:
-                notes.append(f"{path} line {n}: not CSV, dropped")
-            continue
-        row = dict(zip(header, values))
-        why = ("cut short (no end of line)" if i == len(records) - 1 and not text.endswith(("\n", "\r")) else
-               "not UTF-8" if any("\ufffd" in v for v in values) else
-               f"{len(values)} fields, the header has {len(header)}" if len(values) != len(header) else
-               "no cell key" if any(not row.get(c) for c in KEY_COLUMNS) else _not_numbers(row))
-        if why:
-            notes.append(f"{path} line {n}: incomplete summary row ({why})")
-        else:
-            rows.append(row)
-    return rows, notes
-
-
-def _records(text: str) -> list[tuple[int, list[str] | None]]:
-    """(line, fields) per CSV record; fields None for a line the csv module refuses (a NUL byte)."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    out: list[tuple[int, list[str] | None]] = []
-    while True:
-        try:
-            values = next(reader)
-        except StopIteration:
-            return out
-        except csv.Error:
-            values = None
-        out.append((reader.line_num, values))
-
-
-def _not_numbers(row: dict[str, str]) -> str:
-    for c in NUMERIC["summary"]:
-        v = row.get(c, "")
-        try:
-            if v not in ("", "nan"):
-                float(v)
-        except ValueError:
-            return f"column '{c}' holds {v[:20]!r}, not a number"
-    return ""
-
-
-def repair_summary(out: Path) -> list[str]:
-    """Drop summary rows that are not whole, rewriting the file in one replace (a file left with no whole
-    row is emptied, so the next row writes a fresh header); one note per row dropped."""
-    path = out / "summary.csv"
-    if not path.exists():
-        return []
-    text = path.read_text(encoding="utf-8-sig", errors="replace")
-    rows, notes = summary_rows(path)
-    damaged = damaged_cells(out, {cell_key(r) for r in rows})
-    if not notes and not damaged and (not text or text.endswith(("\n", "\r"))):
-        return []
-    notes = [n if n.endswith("again") else f"{n}, dropped: its cell runs again" for n in notes]
-    notes += [f"{where}: not whole, so cell {cell} runs again" for cell, where in damaged.items()]
-    rows = [r for r in rows if "/".join(cell_key(r)) not in damaged]
-    tmp = path.with_name(".summary.csv.tmp")
-    tmp.write_bytes(b"")
-    if rows:
-        append_csv(tmp, list(rows[0]), rows, durable=True)
-    os.replace(tmp, path)
-    return notes
-
-
 def done_cells(out: Path) -> set[tuple[str, ...]]:
+    """The cells whose summary row is whole (bench.resume says what whole is)."""
+    from .resume import summary_rows
+
     return {cell_key(r) for r in summary_rows(out / "summary.csv")[0]}
 
 
@@ -215,10 +140,12 @@ def _cut_rows(path: Path, table: str) -> list[str]:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         return [f"{path}: not UTF-8 text"]
-    records = _records(text)
-    width = len(records[0][1] or ()) if records else 0
+    from .resume import records
+
+    rows = records(text)
+    width = len(rows[0][1] or ()) if rows else 0
     notes = [f"{path} line {n}: incomplete row ({'not CSV' if v is None else f'{len(v)} fields, the header has {width}'})"
-             for n, v in records[1:] if v is None or (len(v) != width and any(x.strip() for x in v))]
+             for n, v in rows[1:] if v is None or (len(v) != width and any(x.strip() for x in v))]
     if not notes:
         return []
     more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
@@ -240,103 +167,6 @@ def latest_run(root: Path = Path("results")) -> Path | None:
     """The most recent run directory under `root` (by name: run ids are timestamps), for resume=true."""
     runs = sorted(p for p in root.glob("*") if p.is_dir() and p.name != "baseline" and (p / "config.yaml").exists())
     return runs[-1] if runs else None
-
-
-def prune_unfinished(out: Path) -> int:
-    """Drop log and check lines of cells that have no summary row (a run interrupted mid-cell),
-    so resuming does not append them twice. A line that does not parse (the half-written last line
-    of an interrupted run) belongs to no finished cell and is dropped too. Returns the number of
-    lines dropped."""
-    done = {"/".join(k) for k in done_cells(out)}
-    dropped = 0
-    for name in ("requests.jsonl", "compactions.jsonl"):
-        path = out / name
-        if not path.exists():
-            continue
-        lines = _lines(path.read_text(encoding="utf-8", errors="surrogateescape"))
-        keep = [ln for ln in lines if not ln.strip() or _cell_of(ln) in done]
-        if len(keep) != len(lines):
-            dropped += len(lines) - len(keep)
-            path.write_text("".join(keep), encoding="utf-8", errors="surrogateescape")
-    checks = out / "checks.csv"
-    records = _records(checks.read_text(encoding="utf-8-sig", errors="replace")) if checks.exists() else []
-    if records and records[0][1]:
-        header = records[0][1]
-        keep_rows = [dict(zip(header, v)) for _, v in records[1:]
-                     if v is not None and len(v) == len(header) and "/".join(v[:len(KEY_COLUMNS)]) in done]
-        if len(keep_rows) != len(records) - 1:
-            dropped += len(records) - 1 - len(keep_rows)
-            tmp = checks.with_name(".checks.csv.tmp")
-            tmp.write_bytes(b"")
-            append_csv(tmp, header, keep_rows)
-            os.replace(tmp, checks)
-    return dropped
-
-
-def _lines(text: str) -> list[str]:
-    """Lines ending in \\n only: a record's text may hold U+2028 or \\x85, which str.splitlines splits on."""
-    return re.findall(r"[^\n]*\n|[^\n]+$", text)
-
-
-def damaged_cells(out: Path, done: set[tuple[str, ...]]) -> dict[str, str]:
-    """Finished cells (by name) with a log line or a check row that is not whole (cut, glued, not UTF-8),
-    and where: their rows would read as complete cells with part of their data gone, so they run again.
-    A damaged line whose cell name is itself cut or garbled reruns every cell it could belong to."""
-    names = {"/".join(k): k for k in done}
-    found: dict[str, str] = {}
-    for name in ("requests.jsonl", "compactions.jsonl"):
-        path = out / name
-        if not path.exists():
-            continue
-        for n, raw in enumerate(path.read_bytes().split(b"\n"), 1):
-            try:
-                whole = not raw.strip() or _cell_of(raw.decode("utf-8")) is not None
-            except UnicodeDecodeError:
-                whole = False
-            m = None if whole else re.match(rb'\{"cell":\s*"([^"]*)', raw)
-            if m and m.group(1):
-                shape = re.escape(m.group(1).decode("utf-8", "replace")).replace("\ufffd", ".*")
-                for cell in names:
-                    if re.match(shape, cell):
-                        found.setdefault(cell, f"{path} line {n}")
-    checks = out / "checks.csv"
-    if not checks.exists():
-        return found
-    raw = checks.read_bytes()
-    bad_lines = [i for i, line in enumerate(raw.split(b"\n"), 1) if not _utf8(line)]
-    records = _records(raw.decode("utf-8-sig", errors="replace"))
-    width = len(records[0][1] or ()) if records else 0
-    start = 1
-    for n, values in records:
-        broken = values is None or len(values) != width or any(start <= b <= n for b in bad_lines)
-        start = n + 1
-        fields = list(values[:len(KEY_COLUMNS)]) if broken and values else []
-        while fields and not fields[-1]:
-            fields.pop()
-        for key in done if fields else ():
-            if all(f == k or "\ufffd" in f or (i == len(fields) - 1 and k.startswith(f))
-                   for i, (f, k) in enumerate(zip(fields, key))):
-                found.setdefault("/".join(key), f"{checks} line {n}")
-    return found
-
-
-def _utf8(raw: bytes) -> bool:
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _cell_of(line: str) -> str | None:
-    """The cell a log line belongs to; None when the line is not a whole JSON record."""
-    import json
-
-    try:
-        rec = json.loads(line)
-    except ValueError:
-        return None
-    return rec.get("cell") if isinstance(rec, dict) else None
 
 
 TABLE_COLUMNS = ["scenario", "strategy", "writer", "window", "seed", "compactions", "compaction_failures",
@@ -376,3 +206,6 @@ def _short(v: Any) -> str:
     if f.is_integer() and ("." not in str(v) or abs(f) >= 1000):   # token counts in full, 1.0 scores as 1.000
         return str(int(f))
     return f"{f:.3g}" if 0 < abs(f) < 0.01 else f"{f:.3f}"   # small costs keep their digits
+
+
+from .resume import prune_unfinished, repair_summary  # noqa: E402,F401  (re-exported; resume builds on this module)

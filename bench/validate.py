@@ -12,6 +12,7 @@ from typing import Any
 from .scenario import (CONSTRAINT_KINDS, FORMAT_VERSION, PACING, PROBE_KINDS, ROLES, SOURCES, Call,
                        Constraint, Decision, Event, Fact, Injection, Item, Mission, Probe, Scenario,
                        Truth, Workstream)
+from .parsing import MAX_DEPTH, Pairs, bounds  # noqa: F401  (Pairs, MAX_DEPTH: the readers use them)
 from .text import normalize  # re-exported by bench.loader
 from . import units as U
 
@@ -154,58 +155,8 @@ TRUTH_SHAPES = {
 }
 PROBE_REQUIRED = {"id": "str", "at": "str", "kind": "str", "ask": "str"}
 PROBE_OPTIONAL = {"expect": "strs", "reject": "strs", "rubric": "str"}
-MAX_DEPTH = 64            # scenarios nest a few levels, tool args a few more; deeper is not a session
 MAX_WINDOW = 100_000_000  # tokens; beyond any model, and past it arithmetic on windows stops being exact
 MIN_TURN = 16             # tokens of the smallest newest turn a request carries beside the system prompt and reply
-
-
-class Pairs(dict):
-    """A mapping as a reader found it, with the keys the file gave more than once (the last value won)."""
-    dups: tuple[str, ...] = ()
-
-
-def _bounds(ck: _Check, data: Any) -> None:
-    """What no scenario needs and later code cannot survive, found in one pass before anything else is
-    checked: nesting deeper than MAX_DEPTH, text that UTF-8 cannot store (a lone surrogate a JSON escape
-    can make), keys given twice. Each kind is one line, however often it recurs."""
-    stack: list[tuple[Path_, Any]] = [((), data)]
-    found: dict[str, list[Path_]] = {}
-    while stack:
-        path, v = stack.pop()
-        if isinstance(v, str):
-            if not _utf8(v):
-                found.setdefault("surrogate", []).append(path)
-            continue
-        if not isinstance(v, (dict, list)):
-            continue
-        if len(path) >= MAX_DEPTH:
-            found.setdefault("deep", []).append(path)
-            continue
-        if isinstance(v, list):
-            stack.extend((path + (i,), item) for i, item in reversed(list(enumerate(v))))
-            continue
-        for k in getattr(v, "dups", ()):
-            ck.add(path + (k,), f"key '{k}' is given more than once here (the last value would silently win)")
-        for k, item in reversed(list(v.items())):
-            if isinstance(k, str) and not _utf8(k):
-                found.setdefault("surrogate", []).append(path + (k,))
-            stack.append((path + (k,), item))
-    for kind, paths in found.items():
-        more = f" (and {len(paths) - 1} more)" if len(paths) > 1 else ""
-        what = (f"nested more than {MAX_DEPTH} levels deep{more}" if kind == "deep" else
-                f"text holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not a character and cannot be "
-                f"stored as UTF-8{more}")
-        ck.add(paths[0], what)
-
-
-def _utf8(text: str) -> bool:
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _finite(x: Any) -> bool:
@@ -481,7 +432,7 @@ def check(data: Any) -> tuple[Scenario | None, _Check]:
     ck = _Check()
     if isinstance(data, dict) and isinstance(data.get("events"), list):
         ck.event_ids = [e.get("id") if isinstance(e, dict) else None for e in data["events"]]
-    _bounds(ck, data)
+    bounds(ck.add, data)
     if ck.problems:
         return None, ck
     top = ck.mapping(data, (), TOP_REQUIRED, TOP_OPTIONAL)

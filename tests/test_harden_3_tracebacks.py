@@ -188,7 +188,7 @@ def test_a_run_whose_report_cannot_be_written_keeps_its_cells_and_exits_1(tmp_pa
 
 def test_yaml_module_is_not_what_checks_aliases():
     """The loader's own YAML reader, not a library default, is what every scenario goes through."""
-    from bench import loader
+    from bench import parsing
 
     with pytest.raises(yaml.YAMLError):
-        yaml.load("a: &x 1\nb: *x\n", Loader=loader._Loader)
+        yaml.load("a: &x 1\nb: *x\n", Loader=parsing._Loader)

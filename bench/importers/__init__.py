@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadInput
-from ..loader import _long_number_line, read_text
+from ..parsing import long_number_line, read_text
 from .common import Transcript, dump, scenario, slug
 
 FORMATS = {"openai-chat": "openai_chat", "swe-agent": "swe_agent", "openhands": "openhands", "claude-code": "claude_code"}
@@ -40,7 +40,7 @@ def read_json(path: Path) -> Any:
         except RecursionError:
             raise BadInput(f"{path}: not usable JSON: nested too deeply")
         except ValueError:   # a number over Python's 4,300-digit limit
-            raise BadInput(f"{path}:{_long_number_line(text)}: not usable JSON: a number has more than 4,300 digits")
+            raise BadInput(f"{path}:{long_number_line(text)}: not usable JSON: a number has more than 4,300 digits")
         else:
             if (where := _lone_surrogate(value)) is not None:
                 raise BadInput(f"{path}: {where}: text holds a lone UTF-16 surrogate (\\ud800-\\udfff), not a character")
