@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+import harden
 from bench import loader
 from bench.results import SUMMARY_COLUMNS
 
@@ -18,22 +19,10 @@ HAND = ROOT / "scenarios" / "hand"
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """`compaction-bench ARGS` run in this process (same code path as the console script, minus the
-    interpreter start-up); the tests that need a real process use subprocess themselves."""
-    import contextlib
-    import io
-
-    from bench.cli import main
-
-    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(list(args))
-    except SystemExit as exc:   # argparse usage errors
-        code = exc.code if isinstance(exc.code, int) else 2
-    finally:
-        os.chdir(here)
-    return subprocess.CompletedProcess(["compaction-bench", *args], code, out.getvalue(), err.getvalue())
+    interpreter start-up; tests/harden.py's runner, which also fails on a traceback); the tests that
+    need a real process use subprocess themselves."""
+    code, out, err = harden.cli(*args, cwd=cwd)
+    return subprocess.CompletedProcess(["compaction-bench", *args], code, out, err)
 
 
 def test_help_is_light(tmp_path):
