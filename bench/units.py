@@ -167,10 +167,6 @@ def goal_done(scope: str) -> bool:
     return bool(GOAL_DONE.search(scope))
 
 
-def done(scope: str) -> bool:
-    return bool(DONE.search(scope))
-
-
 # What a paraphrase must still say for a constraint's kind (its truth `kind`), and what turns it round.
 RULE_CUES = {
     "ban": r"never|not|no|avoid\w*|forbid\w*|prohibit\w*|ban\w*|stop|keep|only|until|unless|without|wait\w*|"
@@ -283,12 +279,6 @@ def restated(scope: str, keys: tuple[str, ...]) -> bool:
     return not NEAR_NEGATION.search(NOT_REFUSING.sub(" ", rest))
 
 
-def _negated(text: str, start: int, end: int) -> bool:
-    before = text[:start].split()[-3:]
-    after = text[end:].split()[:3]
-    return bool(NEAR_NEGATION.search(" ".join(before + after)))
-
-
 # ---------------------------------------------------------------- workstream position
 
 
@@ -380,9 +370,6 @@ class Items:
     def within(self, text: str, words: set[str] | None = None) -> "Items":
         return Items(self.by_text[t] for t in self._candidates(text, words)
                      if t in text and self.patterns[t].search(text))
-
-    def named(self, text: str) -> bool:
-        return any(t in text and self.patterns[t].search(text) for t in self._candidates(text))
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
         if self.pattern is None:
@@ -478,6 +465,6 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
     return out
 
 
-__all__ = ["Unit", "units", "together", "cooccur", "ended", "done", "polarity", "same_rule", "without",
+__all__ = ["Unit", "units", "together", "cooccur", "ended", "polarity", "same_rule", "without",
            "restated", "goal_done", "mention", "mentions", "KeyIndex", "Items", "verdict", "advance", "latest_claims", "claims", "keys_of", "SEP", "IDENTIFIER",
            "tokens", "identifier", "descriptive", "ordinary"]

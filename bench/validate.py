@@ -535,7 +535,7 @@ def _warnings(ck: _Check, s: Scenario) -> None:
     for i, m in enumerate(t.mission):
         ev, keys = by_id.get(m.from_), U.keys_of(m.keys or (m.text,))
         held = [u for u in U.units(ev.text) if U.together(u, keys)] if ev is not None and keys else []
-        if held and all(U.ended(u.scope) or U.done(u.scope) for u in held):
+        if held and all(U.ended(u.scope) or U.goal_done(u.scope) for u in held):
             ck.warn(("truth", "mission", i, "keys" if m.keys else "text"),
                     f"its keys are together in event {ev.id} only where the text marks it ended or done "
                     f"('{held[0].text[:60]}'), so even the full context never shows it in force")
@@ -572,7 +572,6 @@ def standing(s: Scenario, w: Workstream) -> str:
     pos = {e.id: i for i, e in enumerate(s.events)}
     start = pos.get(w.from_, 0)
     items = U.Items(it.id for it in w.items)
-    ids = [k for k in items.by_text if k]
     first = U.mention(w.items[0].id)
     done_at = [pos.get(it.done, len(pos)) if it.done is not None else len(pos) for it in w.items]
     named, said, said_at = False, {}, ""
@@ -590,11 +589,12 @@ def standing(s: Scenario, w: Workstream) -> str:
                     if why:
                         return f"at event {e.id} {why}"
         text = normalize(e.text)
-        if not any(k in text for k in ids):      # a plain substring test first: the patterns are slow on long outputs
+        here = items.within(text)                # the ids this event names, as the scorer narrows them
+        if not here:
             continue
         named = named or bool(first.search(text))
-        if (U.DONE.search(text) or U.NEXT.search(text)) and items.named(text):
-            now = U.latest_claims(U.units(e.text), items, said)
+        if U.DONE.search(text) or U.NEXT.search(text):
+            now = U.latest_claims(U.units(e.text), here, said)
             said, said_at = now, (e.id if now != said else said_at)
     return ""
 
