@@ -25,11 +25,12 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from .config import CONF_DIR
 from .errors import BadInput
 from .messages import EVENT_TAGS
 from .tokens import PER_MESSAGE
 
-PROFILE_DIR = Path(__file__).resolve().parent.parent / "conf" / "cache"
+PROFILE_DIR = CONF_DIR / "cache"
 MODES = ("prefix", "breakpoints", "off")
 # Strategy tags that are not a summary/checkpoint block worth a breakpoint.
 NOT_A_BLOCK = ("placeholder", "probe")

@@ -53,8 +53,12 @@ COMMANDS = {
 
 
 def _run(argv: list[str]) -> int:
+    argv = config_dir_option(argv)
     if any(a in ("-h", "--help") for a in argv):
-        print(USAGE)
+        from .config import user_dir
+        from .run_help import text
+
+        print(text(user_dir(argv)))
         return 0
     multirun = any(a in ("-m", "--multirun") for a in argv)
     overrides = [a for a in argv if a not in ("-m", "--multirun")]
@@ -64,6 +68,22 @@ def _run(argv: list[str]) -> int:
     from .run import run
 
     return run(overrides, multirun)
+
+
+def config_dir_option(argv: list[str]) -> list[str]:
+    """`--config-dir DIR` / `--config-dir=DIR` -> the override `config_dir=DIR`."""
+    out, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--config-dir":
+            if i + 1 >= len(argv):
+                raise BadInput("run: --config-dir needs a folder (--config-dir DIR)")
+            out.append(f"config_dir={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(f"config_dir={a.split('=', 1)[1]}" if a.startswith("--config-dir=") else a)
+        i += 1
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

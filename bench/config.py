@@ -13,7 +13,10 @@ from typing import Any
 
 from .errors import BadInput
 
-ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent
+# Where conf/ and the bundled scenarios/ live: inside the package in an installed wheel (pyproject.toml
+# maps the repository's folders there), beside it in a checkout.
+ROOT = PACKAGE if (PACKAGE / "conf").is_dir() else PACKAGE.parent
 CONF_DIR = ROOT / "conf"
 # A key or header name that holds a secret (not max_tokens: a whole word, not part of one).
 SECRET_KEY = re.compile(r"(?<![a-z])(api[_-]?key|apikey|secret|password|passwd|passphrase|token|auth|authorization|"
@@ -68,6 +71,68 @@ def expand_sweeps(overrides: list[str]) -> list[list[str]]:
     return [list(combo) for combo in itertools.product(*choices)] or [[]]
 
 
+def user_dir(overrides: list[str]) -> Path | None:
+    """The user's own config folder (`config_dir=DIR`, `--config-dir DIR` on the command line): its
+    strategy/, suite/, model/ and cache/ files are found by name like the built-in ones in conf/."""
+    given = [o.partition("=")[2].strip("'\"") for o in overrides if o.partition("=")[0].lstrip("+") == "config_dir"]
+    if not given or given[-1] in ("", "null"):
+        return None
+    path = Path(given[-1]).expanduser().resolve()
+    if not path.is_dir():
+        raise BadInput(f"config_dir: {given[-1]}: no such folder (it holds strategy/, suite/ ... like conf/)")
+    return path
+
+
+def config_dirs(cfg: Any) -> list[Path]:
+    """Where config files are looked up by name, the user's folder first."""
+    own = cfg.get("config_dir") if cfg is not None else None
+    return [Path(own), CONF_DIR] if own else [CONF_DIR]
+
+
+def strategy_defaults(overrides: list[str], own: Path | None) -> list[str]:
+    """`strategies=[mine]` with a strategy/mine.yaml that config.yaml's defaults do not list: add it as
+    `strategy.mine`, so `strategy.mine.KEY=...` overrides work for it as for the built-in ones."""
+    import yaml
+
+    named = [o.partition("=")[2] for o in overrides if o.partition("=")[0] == "strategies"]
+    if not named:
+        return []
+    listed = {str(k).partition("@")[2] for d in (yaml.safe_load((CONF_DIR / "config.yaml").read_text(encoding="utf-8"))
+                                                  or {}).get("defaults", []) if isinstance(d, dict) for k in d}
+    given = {o.partition("=")[0].lstrip("+") for o in overrides}
+    extra = []
+    for name in (n.strip(" '\"") for n in named[-1].strip("[] ").split(",")):
+        slot = f"strategy.{name}"
+        if (name and "." not in name and slot not in listed and f"strategy@{slot}" not in given
+                and any((d / "strategy" / f"{name}.yaml").is_file() for d in config_dirs({"config_dir": own}))):
+            extra.append(f"+strategy@{slot}={name}")
+    return extra
+
+
+def scenario_bases(cfg: Any) -> list[Path]:
+    """What a relative scenario path that is not found in the working directory is tried against."""
+    own = cfg.get("config_dir") if cfg is not None else None
+    return [Path(own), ROOT] if own else [ROOT]
+
+
+def did_you_mean(word: str, choices: Any) -> str:
+    """' (did you mean X?)' for the closest of `choices`, or ''."""
+    import difflib
+
+    close = difflib.get_close_matches(word, [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def use_user_dir(path: Path | None) -> None:
+    """A user's strategy module may sit in the working directory or in their config folder; they are
+    searched after everything installed, so they never shadow a real package."""
+    import sys
+
+    for folder in (str(Path.cwd()), str(path) if path else None):
+        if folder and folder not in sys.path:
+            sys.path.append(folder)
+
+
 def compose(overrides: list[str]):
     """The resolved config for one set of overrides; BadInput on unknown keys or values."""
     from hydra import compose as hydra_compose, initialize_config_dir
@@ -78,6 +143,12 @@ def compose(overrides: list[str]):
 
     if secret_problems(overrides) or syntax_problems(overrides):
         raise BadInput(secret_problems(overrides) or syntax_problems(overrides))
+    own = user_dir(overrides)
+    if own is not None:
+        overrides = [o for o in overrides if o.partition("=")[0].lstrip("+") != "config_dir"]
+        overrides += [f"config_dir='{own}'", f"hydra.searchpath=['file://{own}']"]
+    use_user_dir(own)
+    overrides = [*overrides, *strategy_defaults(overrides, own)]
     GlobalHydra.instance().clear()
     try:
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
@@ -119,20 +190,80 @@ def explain(line: str, overrides: list[str]) -> str:
     """Hydra's first line of an error, as one line in our words: which override, and what would do."""
     unknown = re.match(r"Could not override '([^']+)'", line)
     if unknown and unknown.group(1):
-        key = unknown.group(1)
-        return f"overrides: unknown key '{key}' (the keys are in conf/config.yaml; +{key}=VALUE adds a new one)"
+        return f"overrides: unknown key '{unknown.group(1)}'{key_hint(unknown.group(1), overrides)}"
     group = re.search(r"Could not find '([^'/]+)/([^']*)'", line)
     if group:
         name, choice = group.groups()
-        choices = sorted(p.stem for p in (CONF_DIR / name).glob("*.yaml"))
-        return (f"overrides: {name}={choice}: no such {name} (one of {', '.join(choices)}; conf/{name}/)" if choices
-                else f"overrides: {name}={choice}: no config group '{name}' (the groups are the folders of conf/)")
+        folders = [d / name for d in config_dirs({"config_dir": user_dir(overrides)})]
+        choices = sorted({p.stem for f in folders for p in f.glob("*.yaml")})
+        return (f"overrides: {name}={choice}: no such {name}{did_you_mean(choice, choices)} (one of "
+                f"{', '.join(choices)}; conf/{name}/ or {name}/ in your config_dir)" if choices
+                else f"overrides: {name}={choice}: no config group '{name}' (the groups are the folders of conf/: "
+                     f"{', '.join(groups())})")
     bad = re.search(r"(?:override|parsing override) '([^']*)'", line)
     word = bad.group(1) if bad else next((o for o in overrides if o and o.split("=")[0].lstrip("+~") in line), "")
     if re.search(r"no viable alternative|mismatched input|extraneous input|token recognition|Error parsing", line):
         return (f"overrides: {word or ' '.join(overrides)}: cannot read it as KEY=VALUE (a list is [a,b], a "
                 f"sweep under -m is a,b; quote values with spaces)")
     return f"overrides: {word + ': ' if word else ''}{line}"
+
+
+def groups() -> list[str]:
+    return sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+def key_hint(key: str, overrides: list[str]) -> str:
+    """Why a key is unknown and what works instead: the closest known key, the keys a strategy takes,
+    or how to pass an extra setting to a model (the only places where adding a key does something)."""
+    head, _, rest = key.partition(".")
+    if head == "strategy" and "." in rest:
+        name, _, param = rest.partition(".")
+        takes = strategy_keys(name, user_dir(overrides))
+        if takes is None:
+            return f" (no strategy '{name}' is configured; compaction-bench run --help lists them)"
+        if param in takes.get("accepts", ()):
+            return f" (strategy.{name} takes it but its config does not set it: +{key}=VALUE)"
+        keys = takes["keys"]
+        return f"{did_you_mean(key, [f'strategy.{name}.{k}' for k in keys])} (strategy.{name} takes {', '.join(keys) or 'no keys'})"
+    if head in ("writer", "agent", "judge") and rest:
+        return f" (+{key}=VALUE passes an extra setting to the {head} model, e.g. +{head}.top_p=0.9)"
+    return f"{did_you_mean(key, top_keys())} (the keys are in conf/config.yaml; compaction-bench run --help lists them)"
+
+
+def top_keys() -> list[str]:
+    import yaml
+
+    data = yaml.safe_load((CONF_DIR / "config.yaml").read_text(encoding="utf-8")) or {}
+    keys = []
+    for k, v in data.items():
+        if k != "defaults":
+            keys.extend(f"{k}.{sub}" for sub in v) if isinstance(v, dict) else keys.append(k)
+    return keys
+
+
+def strategy_keys(name: str, own: Path | None = None) -> dict[str, Any] | None:
+    """A configured strategy's keys (its config file's, with their values) and every parameter its
+    class accepts; None when no config file has that name."""
+    import inspect
+
+    import yaml
+
+    path = next((d / "strategy" / f"{name}.yaml" for d in config_dirs({"config_dir": own})
+                 if (d / "strategy" / f"{name}.yaml").is_file()), None)
+    if path is None:
+        return None
+    spec = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    values = {k: v for k, v in spec.items() if not str(k).startswith("_")}
+    accepts: list[str] = []
+    try:
+        from importlib import import_module
+
+        module, _, cls = str(spec.get("_target_", "")).rpartition(".")
+        params = inspect.signature(getattr(import_module(module), cls)).parameters.values()
+        accepts = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    except Exception:   # a broken target is reported when the run builds it, not by a hint
+        pass
+    return {"keys": list(values), "values": values, "accepts": accepts, "target": spec.get("_target_")}
 
 
 def redact(value: Any, key: str = "") -> Any:

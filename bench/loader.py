@@ -8,7 +8,7 @@ Line numbers are looked up only when there is something to report.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from .config import ROOT
 from .errors import BadInput
@@ -97,20 +97,23 @@ def _glob(p: Path) -> list[Path]:
     return sorted(f for f in root.glob(rel) if f.suffix in SCENARIO_SUFFIXES and f.is_file())
 
 
-def expand(patterns: Iterable[str], base: Path | None = None) -> list[Path]:
-    """Paths, directories (every scenario file inside) or globs -> sorted unique files."""
+def expand(patterns: Iterable[str], base: Path | Sequence[Path] | None = None) -> list[Path]:
+    """Paths, directories (every scenario file inside) or globs -> sorted unique files. A relative
+    pattern not found here is tried against each of `base` in turn (the user's config folder, the
+    project or installed package)."""
+    bases = [] if base is None else [base] if isinstance(base, Path) else list(base)
     found: list[Path] = []
     problems = []
     for pattern in patterns:
         p = Path(pattern)
-        if not p.is_absolute() and base is not None and not p.exists() and (base / p).exists():
-            p = base / p
+        if not p.is_absolute() and not p.exists():
+            p = next((b / p for b in bases if (b / p).exists()), p)
         if p.is_dir():
             hits = sorted(f for f in p.rglob("*") if f.suffix in SCENARIO_SUFFIXES and f.is_file())
         elif any(ch in pattern for ch in "*?["):
             hits = _glob(p)
-            if not hits and not p.is_absolute() and base is not None:
-                hits = _glob(base / p)   # like plain paths: relative to the project when not found here
+            for b in bases if not hits and not p.is_absolute() else ():
+                hits = hits or _glob(b / p)   # like plain paths: relative to the project when not found here
         elif p.exists():
             hits = [p]
         else:

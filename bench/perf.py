@@ -79,8 +79,8 @@ def floor_seconds(s: Scenario, encoding: str) -> float:
 
 def replay_seconds(s: Scenario, strategy_name: str, encoding: str, logs: Path | None = None,
                    tok: Tokenizer | None = None) -> tuple[float, int]:
-    from strategies.full import Full
-    from strategies.truncate import Truncate
+    from bench.strategies.full import Full
+    from bench.strategies.truncate import Truncate
 
     from .models.offline import OfflineModel
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import loader
-from .config import CONF_DIR, ROOT, compose, expand_sweeps, redact, redact_override
+from .config import compose, config_dirs, did_you_mean, scenario_bases, expand_sweeps, redact, redact_override
 from .errors import BadInput
 from .models import build as build_model
 from .models.base import Model, ModelConfig, is_offline
@@ -88,13 +88,15 @@ def strategy_config(cfg: Any, name: str) -> dict[str, Any]:
 
     if name in cfg.strategy:
         return OmegaConf.to_container(cfg.strategy[name], resolve=True)
-    own = CONF_DIR / "strategy" / f"{name}.yaml"
-    if own.exists():   # a config file dropped into conf/strategy/ works without a defaults entry
-        return OmegaConf.to_container(OmegaConf.load(own), resolve=True)
+    for folder in config_dirs(cfg):   # a file in a strategy/ folder works without a defaults entry
+        own = folder / "strategy" / f"{name}.yaml"
+        if own.exists():
+            return OmegaConf.to_container(OmegaConf.load(own), resolve=True)
     if "." in name:
         return {"_target_": name}
-    known = ", ".join(sorted(cfg.strategy))
-    raise BadInput(f"strategies: unknown strategy '{name}' (configured: {known}; or give a dotted class path)")
+    known = sorted({*cfg.strategy, *(p.stem for d in config_dirs(cfg) for p in (d / "strategy").glob("*.yaml"))})
+    raise BadInput(f"strategies: unknown strategy '{name}'{did_you_mean(name, known)} (configured: {', '.join(known)}; "
+                   f"a file strategy/{name}.yaml in conf/ or your config_dir, or a dotted class path)")
 
 
 def make_strategy(name: str, spec: dict[str, Any]) -> Strategy:
@@ -122,7 +124,7 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
     for cfg, variant in zip(cfgs, variants):
         patterns, names = check_run(cfg)
         if tuple(patterns) not in cache:
-            cache[tuple(patterns)] = loader.load_all(loader.expand(patterns, base=ROOT))
+            cache[tuple(patterns)] = loader.load_all(loader.expand(patterns, base=scenario_bases(cfg)))
         responses = cfg.get("responses") or {}
         cache_dir = responses_dir(bool(responses.get("enabled", True)), responses.get("dir"))
         refresh = bool(responses.get("refresh", False))

@@ -211,7 +211,7 @@ def cmd_validate(argv: list[str]) -> int:
 
 
 def cmd_generate(argv: list[str]) -> int:
-    return int(import_module("scenarios.generators").main(argv) or 0)
+    return int(import_module("bench.scenarios.generators").main(argv) or 0)
 
 
 def cmd_audit(argv: list[str]) -> int:

@@ -16,7 +16,7 @@ the request then no longer fits, the oldest turns are dropped (recorded).
 """
 from __future__ import annotations
 
-from importlib.resources import files
+from pathlib import Path
 
 from bench.errors import ModelError
 from bench.messages import Message
@@ -24,7 +24,7 @@ from bench.strategy import Compaction, Session, Strategy, turn_units
 
 from .edits import check_share, fit, window_share
 
-PROMPT = files("strategies.prompts").joinpath("naive.md").read_text(encoding="utf-8")
+PROMPT = (Path(__file__).parent / "prompts" / "naive.md").read_text(encoding="utf-8")
 
 
 class Naive(Strategy):

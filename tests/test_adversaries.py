@@ -18,9 +18,9 @@ from bench.models.base import Model
 from bench.replay import ReplayOptions, replay
 from bench.scenario import Truth
 from bench.tokens import PER_MESSAGE, tokenizer
-from strategies.adversaries import RestoreAtCompaction, StopCompacting, TokenBag, UserTail
-from strategies.adversaries.token_bag import identifiers
-from strategies.truncate import Truncate
+from bench.strategies.adversaries import RestoreAtCompaction, StopCompacting, TokenBag, UserTail
+from bench.strategies.adversaries.token_bag import identifiers
+from bench.strategies.truncate import Truncate
 from test_strategy_common import assert_paired
 
 TOK = tokenizer()

@@ -7,8 +7,8 @@ import pytest
 
 from bench import loader
 from bench.errors import BadInput
-from scenarios.generators import LIBRARY, generate, main
-from scenarios.generators.builder import Script, write
+from bench.scenarios.generators import LIBRARY, generate, main
+from bench.scenarios.generators.builder import Script, write
 from bench.importers.common import dumps
 
 

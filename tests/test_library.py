@@ -10,8 +10,8 @@ import pytest
 from bench import loader
 from bench.config import ROOT
 from bench.scenarios_cmd import scenario_tokens
-from scenarios.generators import LIBRARY, generate
-from scenarios.generators.builder import write
+from bench.scenarios.generators import LIBRARY, generate
+from bench.scenarios.generators.builder import write
 
 LIB = ROOT / "scenarios" / "library"
 REQUIRED_TAGS = {"pr-queue", "migration", "injection", "forged-marker", "withdrawal", "subtask-trap", "detail-recall", "decision"}

@@ -14,8 +14,8 @@ from bench.models.base import Model
 from bench.replay import ReplayOptions, replay
 from bench.strategy import Strategy, default_reserve, trigger_limit, turn_units
 from bench.tokens import PER_MESSAGE, PER_REQUEST, tokenizer
-from strategies.full import Full
-from strategies.truncate import Truncate
+from bench.strategies.full import Full
+from bench.strategies.truncate import Truncate
 
 TOK = tokenizer()
 

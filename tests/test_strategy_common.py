@@ -18,9 +18,9 @@ from bench.models.offline import OfflineModel
 from bench.replay import ReplayOptions, replay
 from bench.strategy import default_reserve, trigger_limit
 from bench.tokens import tokenizer
-from strategies.context_editing import ContextEditing
-from strategies.masking import Masking
-from strategies.naive import Naive
+from bench.strategies.context_editing import ContextEditing
+from bench.strategies.masking import Masking
+from bench.strategies.naive import Naive
 
 TOK = tokenizer()
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,10 +121,10 @@ def test_compaction_records_say_what_happened(name):
 
 
 @pytest.mark.parametrize("target, value", [
-    ("strategies.naive.Naive", {"budget": -1}), ("strategies.naive.Naive", {"keep_last": "x"}),
-    ("strategies.context_editing.ContextEditing", {"keep": -2}),
-    ("strategies.context_editing.ContextEditing", {"exclude_tools": "run"}),
-    ("strategies.masking.Masking", {"polling": 0})])
+    ("bench.strategies.naive.Naive", {"budget": -1}), ("bench.strategies.naive.Naive", {"keep_last": "x"}),
+    ("bench.strategies.context_editing.ContextEditing", {"keep": -2}),
+    ("bench.strategies.context_editing.ContextEditing", {"exclude_tools": "run"}),
+    ("bench.strategies.masking.Masking", {"polling": 0})])
 def test_bad_config_is_one_line_naming_the_strategy(target, value):
     from bench.run import make_strategy
 

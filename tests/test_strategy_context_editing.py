@@ -5,7 +5,7 @@ import pytest
 
 from bench import loader
 from bench.strategy import default_reserve, trigger_limit
-from strategies.context_editing import PLACEHOLDER, ContextEditing
+from bench.strategies.context_editing import PLACEHOLDER, ContextEditing
 from test_strategy_common import TOK, assert_paired, long_scenario, run
 
 

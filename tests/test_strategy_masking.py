@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from bench.strategy import default_reserve, trigger_limit
-from strategies.masking import Masking
+from bench.strategies.masking import Masking
 from test_strategy_common import TOK, assert_paired, long_scenario, run
 
 MASK = re.compile(r"^Old environment output: \((\d+) lines omitted\)$")

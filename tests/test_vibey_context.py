@@ -6,11 +6,11 @@ from bench.messages import make
 from bench.models.base import Reply
 from bench.scenario import Call
 from bench.strategy import turn_units
-from strategies.vibey import Vibey
-from strategies.vibey.budgets import budgets
-from strategies.vibey.carry import FileLog, Skill, choose, loaded
-from strategies.vibey import split
-from strategies.vibey.split import cost
+from bench.strategies.vibey import Vibey
+from bench.strategies.vibey.budgets import budgets
+from bench.strategies.vibey.carry import FileLog, Skill, choose, loaded
+from bench.strategies.vibey import split
+from bench.strategies.vibey.split import cost
 from test_vibey_files import FILLED
 from test_vibey_kit import (SCENE, TOK, Scripted, Wrapped, compact, feed, filler, long_session, manual, run,
                             scenario, steps)

@@ -5,9 +5,9 @@ import pytest
 
 from bench.messages import make
 from bench.scenario import Call
-from strategies.vibey import memo, mind, scene
-from strategies.vibey.budgets import SECTIONS, budgets
-from strategies.vibey.turn import Workspace
+from bench.strategies.vibey import memo, mind, scene
+from bench.strategies.vibey.budgets import SECTIONS, budgets
+from bench.strategies.vibey.turn import Workspace
 from test_vibey_kit import TOK
 
 CAPS = {h: 200 for h in SECTIONS}

@@ -17,7 +17,7 @@ from bench.replay import ReplayOptions, replay
 from bench.scenario import Call, Scenario
 from bench.strategy import Session, default_reserve, trigger_limit
 from bench.tokens import tokenizer
-from strategies.vibey import Vibey
+from bench.strategies.vibey import Vibey
 
 TOK = tokenizer()
 

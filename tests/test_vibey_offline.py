@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from bench.models.offline import OfflineModel
-from strategies.vibey import Vibey, mind
-from strategies.vibey.offline import play
-from strategies.vibey.texts import tools
+from bench.strategies.vibey import Vibey, mind
+from bench.strategies.vibey.offline import play
+from bench.strategies.vibey.texts import tools
 from test_vibey_kit import TOK, Wrapped, compact, feed, filler, manual, scenario
 
 USER_EVENTS = [
@@ -116,7 +116,7 @@ def test_later_checkpoints_edit_the_previous_mind_and_keep_its_mission():
 
 def test_pitfalls_keep_lines_someone_named_and_outlive_their_output():
     from bench.messages import make
-    from strategies.vibey import reading
+    from bench.strategies.vibey import reading
 
     out = make(TOK, id="r1", role="tool", text="src/a.ts:3:1 unused import\nsrc/net/bar.ts:86:7 'retries' is "
                                                "reassigned inside the loop\nERROR: disk full", tag="tool")

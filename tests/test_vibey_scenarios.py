@@ -14,7 +14,7 @@ import pytest
 from bench import loader
 from bench.models import build
 from bench.models.base import ModelConfig
-from strategies.vibey import Vibey
+from bench.strategies.vibey import Vibey
 from test_vibey_kit import long_session, run
 
 ROOT = Path(__file__).resolve().parents[1]

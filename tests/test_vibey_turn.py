@@ -6,8 +6,8 @@ import json
 
 from bench.errors import ModelError
 from bench.models.base import Reply
-from strategies.vibey import Vibey
-from strategies.vibey.texts import tool_names
+from bench.strategies.vibey import Vibey
+from bench.strategies.vibey.texts import tool_names
 from test_vibey_files import FILLED
 from test_vibey_kit import SCENE, TOK, Scripted, call, compact, feed, long_session, manual, run, steps
 

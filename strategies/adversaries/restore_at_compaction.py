@@ -16,7 +16,7 @@ from bench.messages import Message
 from bench.strategy import Compaction
 from bench.tokens import PER_MESSAGE
 
-from strategies.truncate import Truncate
+from ..truncate import Truncate
 
 from .user_tail import is_user
 

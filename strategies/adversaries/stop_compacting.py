@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bench.strategy import Compaction
 
-from strategies.truncate import Truncate
+from ..truncate import Truncate
 
 
 class StopCompacting(Truncate):
