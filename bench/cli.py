@@ -33,6 +33,8 @@ commands:
   report RUN_DIR                   re-render report.md / report.html of a run
   compare BASE_DIR NEW_DIR [--max-drop X]
                                    exit 1 when a quality metric dropped by more than X
+  init [DIR]                       write a starter strategy, its config, a scenario and a CI
+                                   workflow into your repository; prints the commands to run it
   cache stats|clear [--dir DIR] [--model M]
                                    what the response cache of real models holds; empty it (or
                                    one model's answers) so the next run asks again
@@ -49,6 +51,7 @@ COMMANDS = {
     "report": ("bench.report", "main"),
     "compare": ("bench.compare", "main"),
     "cache": ("bench.models.cache", "main"),
+    "init": ("bench.init_cmd", "main"),
 }
 
 

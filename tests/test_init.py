@@ -1,0 +1,61 @@
+"""`compaction-bench init`: the printed commands run the starter offline and gate it, exactly as
+printed; the README shows the starter as it is written."""
+from __future__ import annotations
+
+import re
+import shlex
+
+import yaml
+
+from harden import ROOT, cli, one_line
+
+
+def printed_commands(out: str) -> list[list[str]]:
+    return [shlex.split(line.strip())[1:] for line in out.splitlines() if line.startswith("  compaction-bench ")]
+
+
+def test_the_printed_commands_run_the_starter_and_gate_it(tmp_path):
+    code, out, err = cli("init", cwd=tmp_path)
+    assert code == 0, err
+    steps = printed_commands(out)
+    assert [s[0] for s in steps] == ["run", "run", "compare"]
+    for step in steps:
+        code, out, err = cli(*step, cwd=tmp_path)
+        assert code == 0, (step, err)
+    summary = (tmp_path / "results" / "new" / "summary.csv").read_text()
+    assert "my_summary" in summary and "truncate" in summary
+    assert "no regression" in out
+
+
+def test_the_starter_writes_a_real_summary_not_a_random_line(tmp_path):
+    cli("init", cwd=tmp_path)
+    code, _, err = cli("run", "--config-dir", "compaction", "suite=mine", "strategies=[my_summary]", "stress=[]",
+                       "probes.enabled=false", "out=r", cwd=tmp_path)
+    assert code == 0, err
+    first = (tmp_path / "r" / "compactions.jsonl").read_text().splitlines()[0]
+    assert "Never merge anything that touches billing/" in first    # the user's constraint, in the summary
+    rows = {r.split(",")[1]: r for r in (tmp_path / "r" / "summary.csv").read_text().splitlines()[1:]}
+    assert "my_summary" in rows
+
+
+def test_init_never_overwrites(tmp_path):
+    cli("init", cwd=tmp_path)
+    code, _, err = cli("init", cwd=tmp_path)
+    assert code == 2 and len(err.splitlines()) == 5 and all("exists; nothing was written" in ln for ln in err.splitlines())
+    (tmp_path / "f").write_text("x")
+    one_line(*cli("init", "f", cwd=tmp_path)[::2], "f", "is a file")
+
+
+def test_the_workflow_runs_the_printed_commands(tmp_path):
+    code, out, _ = cli("init", "repo", cwd=tmp_path)
+    flow = yaml.safe_load((tmp_path / "repo" / ".github" / "workflows" / "compaction-bench.yml").read_text())
+    runs = [step["run"] for step in flow["jobs"]["compaction"]["steps"] if "run" in step]
+    assert [" ".join(["compaction-bench", *s]) for s in printed_commands(out)][1:] == runs[1:]
+    assert out.splitlines().count("  cd repo") == 1
+
+
+def test_the_readme_shows_the_starter_as_init_writes_it():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Writing a strategy", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    assert block == (ROOT / "bench" / "templates" / "my_summary.py").read_text(encoding="utf-8")
