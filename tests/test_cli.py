@@ -126,17 +126,19 @@ def test_run_bad_input_is_one_line(tmp_path):
 
 
 def test_readme_strategy_example_runs_by_dotted_path(tmp_path):
-    block = (ROOT / "README.md").read_text().split("```python\n# my_pkg/mine.py\n", 1)[1].split("```", 1)[0]
+    """The README's starter, saved in a package of the user's own, runs by its dotted class path."""
+    block = (ROOT / "README.md").read_text().split("## Writing a strategy", 1)[1].split("```python\n", 1)[1]
+    block = block.split("```", 1)[0]
     (tmp_path / "my_pkg").mkdir()
     (tmp_path / "my_pkg" / "__init__.py").write_text("")
     (tmp_path / "my_pkg" / "mine.py").write_text(block)
     out = tmp_path / "res"
     r = subprocess.run([sys.executable, "-m", "bench.cli", "run", f"scenarios=[{HAND}/pr-queue-small.yaml]",
-                        "strategies=[my_pkg.mine.Mine]", f"out={out}"], cwd=tmp_path, capture_output=True, text=True,
+                        "strategies=[my_pkg.mine.MySummary]", f"out={out}"], cwd=tmp_path, capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=300)
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader((out / "summary.csv").open()))
-    assert rows[0]["strategy"] == "my_pkg.mine.Mine" and int(rows[0]["compactions"]) >= 1
+    assert rows[0]["strategy"] == "my_pkg.mine.MySummary" and int(rows[0]["compactions"]) >= 1
 
 
 def test_sweeps_over_settings_stay_separate_cells(tmp_path):
