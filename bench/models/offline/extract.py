@@ -80,18 +80,33 @@ def _split(text: str, label: str, user_role: bool) -> tuple[tuple[str, str, str]
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class Flags:
+    """What a sentence holds, by the patterns above (computed once per text)."""
+    path: bool
+    ident: bool
+    number: bool
+    error: bool
+    rule: bool
+
+
+@lru_cache(maxsize=1 << 18)
+def flags(text: str) -> Flags:
+    return Flags(bool(PATH.search(text)), bool(IDENT.search(text)), bool(NUMBER.search(text)),
+                 bool(ERROR.search(text)), bool(RULE.search(text)))
+
+
 def salience(s: Sentence) -> float:
     """What a reader resuming the work needs: the user's words, exact references, errors, rules."""
+    f = flags(s.text)
     score = 3.0 if s.label == "User" else 0.0
-    score += 1.5 * bool(PATH.search(s.text)) + 1.5 * bool(IDENT.search(s.text))
-    score += 0.5 * bool(NUMBER.search(s.text)) + 1.5 * bool(ERROR.search(s.text))
-    score += 1.0 * bool(RULE.search(s.text))
+    score += 1.5 * f.path + 1.5 * f.ident + 0.5 * f.number + 1.5 * f.error + 1.0 * f.rule
     return score
 
 
-def render(chosen: list[Sentence]) -> str:
-    """One line per run of sentences from the same speaker, in conversation order."""
-    lines: list[str] = [HEADER]
+def render(chosen: list[Sentence], header: str | None = HEADER) -> str:
+    """One line per run of sentences from the same speaker, in conversation order, under `header`."""
+    lines: list[str] = [header] if header is not None else []
     last: Sentence | None = None
     for s in sorted(chosen, key=lambda s: s.pos):
         if last is not None and last.label == s.label and last.pos + 1 == s.pos:
@@ -104,7 +119,7 @@ def render(chosen: list[Sentence]) -> str:
 
 def summary(messages: Sequence[Message], budget: int, tok: Tokenizer) -> str:
     """The most salient and most recent sentences that fit `budget` tokens, in their order."""
-    pool = _dedupe(sentences(messages, tok))
+    pool = dedupe(sentences(messages, tok))
     if not pool:
         return tok.truncate(HEADER, budget)
     n = len(pool)
@@ -127,7 +142,7 @@ def summary(messages: Sequence[Message], budget: int, tok: Tokenizer) -> str:
     return text
 
 
-def _dedupe(pool: list[Sentence]) -> list[Sentence]:
+def dedupe(pool: list[Sentence]) -> list[Sentence]:
     """A sentence repeated (re-summarised, re-quoted) counts once, at its latest position."""
     latest: dict[str, Sentence] = {}
     for s in pool:
@@ -187,7 +202,7 @@ def answer(messages: Sequence[Message], question: str, budget: int | None, tok: 
     looks at the sentences that name it; a question about what comes next answers with the latest
     sentence that states what comes next, since a later statement of the position supersedes an
     earlier one."""
-    pool = _dedupe(sentences(messages, tok))
+    pool = dedupe(sentences(messages, tok))
     want = terms(question)
     if not pool or not want:
         return "I do not know."
