@@ -90,10 +90,24 @@ class Flags:
     rule: bool
 
 
+# Words one of which every match of ERROR / RULE holds (lower-cased): a cheap test before the pattern.
+ERROR_WORDS = ("error", "exception", "traceback", "fail", "fatal", "panic", "denied", "timeout", "refused", "crash")
+RULE_WORDS = ("never", "always", "must", "don't", "do not", "only", "without", "instead", "prefer", "allow", "may",
+              "ask me", "until")
+EXTENSION = re.compile(r"\.(py|ts|tsx|js|go|rs|md|ya?ml|json|toml|java|c|h|cc|cpp|sh|sql|txt|cfg|ini)\b")
+
+
+def mentions(text: str, words: tuple[str, ...]) -> bool:
+    return any(w in text for w in words)
+
+
 @lru_cache(maxsize=1 << 18)
 def flags(text: str) -> Flags:
-    return Flags(bool(PATH.search(text)), bool(IDENT.search(text)), bool(NUMBER.search(text)),
-                 bool(ERROR.search(text)), bool(RULE.search(text)))
+    low = text.lower()
+    path = ("/" in text or EXTENSION.search(text) is not None) and PATH.search(text) is not None
+    return Flags(path, bool(IDENT.search(text)), bool(NUMBER.search(text)),
+                 mentions(low, ERROR_WORDS) and ERROR.search(text) is not None,
+                 mentions(low, RULE_WORDS) and RULE.search(text) is not None)
 
 
 def salience(s: Sentence) -> float:
@@ -104,9 +118,9 @@ def salience(s: Sentence) -> float:
     return score
 
 
-def render(chosen: list[Sentence], header: str | None = HEADER) -> str:
-    """One line per run of sentences from the same speaker, in conversation order, under `header`."""
-    lines: list[str] = [header] if header is not None else []
+def render(chosen: list[Sentence]) -> str:
+    """One line per run of sentences from the same speaker, in conversation order."""
+    lines: list[str] = [HEADER]
     last: Sentence | None = None
     for s in sorted(chosen, key=lambda s: s.pos):
         if last is not None and last.label == s.label and last.pos + 1 == s.pos:
