@@ -250,7 +250,7 @@ def _scorer(kind: str, n: int, wants: frozenset[str], anchored: set[int]) -> Cal
         if id(s) in anchored:
             value += 2.0           # a point an earlier compaction kept stays unless room runs out
         if wants and terms(s.text) & wants:
-            value += 3.0
+            value += 8.0           # the focus outranks recency: it is what the summary must make room for
         if s.label.startswith("[Harness") and base == 0:
             value -= 2.0           # harness framing, not content
         return value
