@@ -13,6 +13,7 @@ current work) are rewritten from the new messages, the others keep their earlier
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Sequence
 
@@ -113,6 +114,12 @@ def write(names: list[str], conv: list[Message], current: dict[str, str] | None,
     pool = [s for s in pool if s is latest_next or not has(STATES_NEXT, s.text)]
     latest_request = _latest_request(pool)
     wants = terms(focus) if focus else frozenset()
+
+    traits = {id(s): _trait(s.label, s.text, wants) for s in pool}
+
+    def t(s: Sentence) -> Trait:
+        return traits.get(id(s)) or _trait(s.label, s.text, wants)
+
     writes = _writes(conv, n, tok)
     used: set[str] = set()
     out = []
@@ -121,10 +128,10 @@ def write(names: list[str], conv: list[Message], current: dict[str, str] | None,
         share = max(8, left // (len(names) - i))
         head = f"## {name}\n"
         kind = section_kind(name)
-        new = _candidates(kind, pool, writes, latest_next, latest_request)
+        new = _candidates(kind, pool, t, writes, latest_next, latest_request)
         old = _earlier(current.get(name, "") if current else "", tok)
         cands = (new or old) if kind in PRESENT else old + new
-        score = _scorer(kind, n, wants, {id(s) for s in old})
+        score = _scorer(kind, n, t, {id(s) for s in old})
         fresh = cands if kind in QUOTING else [s for s in cands if s.key not in used]
         chosen = _fit(fresh, score, share - tok.count(head), tok, origin)
         used.update(s.key for s in chosen)
@@ -205,53 +212,74 @@ def _latest_request(pool: list[Sentence]) -> list[Sentence]:
     return pool[start:end + 1]
 
 
-def _candidates(kind: str, pool: list[Sentence], writes: list[Sentence], latest_next: Sentence | None,
-                latest_request: list[Sentence]) -> list[Sentence]:
-    if kind == "user_messages":
-        return [s for s in pool if s.label == "User"]
-    if kind == "intent":
+@dataclass(frozen=True)
+class Trait:
+    """What the scoring reads of a sentence, worked out once per answer."""
+    base: float           # extract's salience
+    path: bool
+    ref: bool             # a path, an id or a number
+    error: bool
+    rule: bool
+    code: bool
+    did: bool
+    decision: bool
+    pending: bool
+    focus: bool
+
+
+@lru_cache(maxsize=1 << 18)
+def _trait(label: str, text: str, wants: frozenset[str]) -> Trait:
+    f = flags(text)
+    return Trait(salience(Sentence(0, label, text, 0)), f.path, f.path or f.ident or f.number, f.error, f.rule,
+                 has(CODE, text), has(DID, text), has(DECISION, text), has(PENDING, text),
+                 bool(wants and terms(text) & wants))
+
+
+def _candidates(kind: str, pool: list[Sentence], t: Callable[[Sentence], Trait], writes: list[Sentence],
+                latest_next: Sentence | None, latest_request: list[Sentence]) -> list[Sentence]:
+    if kind in ("user_messages", "intent"):
         return [s for s in pool if s.label == "User"]
     if kind == "files_changed":
-        return writes + [s for s in pool if s.label == "Assistant" and flags(s.text).path]
+        return writes + [s for s in pool if s.label == "Assistant" and t(s).path]
     if kind == "files":
-        return [s for s in pool if flags(s.text).path]
+        return [s for s in pool if t(s).path]
     if kind == "next":
         return ([latest_next] if latest_next else []) + latest_request
     if kind == "pending":
-        return [s for s in pool if has(PENDING, s.text) or s is latest_next]
+        return [s for s in pool if t(s).pending or s is latest_next]
     if kind == "errors":
-        return [s for s in pool if flags(s.text).error]
+        return [s for s in pool if t(s).error]
     if kind == "decisions":
-        return [s for s in pool if has(DECISION, s.text)]
+        return [s for s in pool if t(s).decision]
     if kind == "progress":
         return [s for s in pool if s.label != "User"]
     if kind == "concepts":
-        return [s for s in pool if s.label != "User" and (flags(s.text).path or flags(s.text).ident
-                                                         or flags(s.text).number)]
+        return [s for s in pool if s.label != "User" and t(s).ref]
     return list(pool)
 
 
-def _scorer(kind: str, n: int, wants: frozenset[str], anchored: set[int]) -> Callable[[Sentence], float]:
+def _scorer(kind: str, n: int, t: Callable[[Sentence], Trait], anchored: set[int]) -> Callable[[Sentence], float]:
     def score(s: Sentence) -> float:
         r = max(0.0, (s.pos + 1) / n)
-        base = salience(s)
+        x = t(s)
+        base = x.base
         if kind == "intent":
-            value = base + 4.0 * (1.0 - r) + 1.0 * bool(flags(s.text).rule)
+            value = base + 4.0 * (1.0 - r) + 1.0 * x.rule
         elif kind == "progress":     # the agent's own account of what it did, newest first
-            value = 6.0 * r + 0.5 * base + 3.0 * (s.label == "Assistant") + 2.0 * has(DID, s.text)
+            value = 6.0 * r + 0.5 * base + 3.0 * (s.label == "Assistant") + 2.0 * x.did
         elif kind == "pending":
             value = 6.0 * r + 0.5 * base
         elif kind == "next":
             value = 10.0 + r
         else:
             value = base + 3.0 * r
-        if kind not in ("files", "files_changed") and has(CODE, s.text):
+        if x.code and kind not in ("files", "files_changed"):
             value -= 2.5           # a line of code is no account of errors, decisions or progress
         if id(s) in anchored:
             value += 2.0           # a point an earlier compaction kept stays unless room runs out
-        if wants and terms(s.text) & wants:
+        if x.focus:
             value += 8.0           # the focus outranks recency: it is what the summary must make room for
-        if s.label.startswith("[Harness") and base == 0:
+        if base == 0 and s.label.startswith("[Harness"):
             value -= 2.0           # harness framing, not content
         return value
     return score

@@ -98,7 +98,7 @@ EXTENSION = re.compile(r"\.(py|ts|tsx|js|go|rs|md|ya?ml|json|toml|java|c|h|cc|cp
 
 
 def mentions(text: str, words: tuple[str, ...]) -> bool:
-    return any(w in text for w in words)
+    return any(map(text.__contains__, words))
 
 
 @lru_cache(maxsize=1 << 18)
