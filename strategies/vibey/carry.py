@@ -8,22 +8,17 @@ The file list holds paths only, taken from the tool calls' arguments.
 from __future__ import annotations
 
 import json
-import re
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Iterable
 
 from bench.messages import Message
 from bench.scenario import Call
 from bench.tokens import Tokenizer
 
+from ..files import kind, paths
 from .budgets import Budgets
 from .texts import block
-
-PATH_KEYS = ("path", "file", "file_path", "filepath", "filename", "target", "paths", "files")
-WRITES = re.compile(r"edit|write|create|patch|apply|replace|modify|update|append|insert|delete|remove|rename|"
-                    r"move|save|\bmv\b|\brm\b", re.I)
-READS = re.compile(r"read|view|cat|open|show|grep|search|head|tail|\bls\b|list|find|get", re.I)
 
 
 @dataclass(frozen=True)
@@ -79,11 +74,11 @@ class FileLog:
         self.read: OrderedDict[str, None] = OrderedDict()
 
     def note(self, call: Call) -> None:
-        kind = _kind(call)
-        if kind is None:
+        touched = kind(call)
+        if touched is None:
             return
-        bucket = self.modified if kind == "write" else self.read
-        for path in _paths(call.args):
+        bucket = self.modified if touched == "write" else self.read
+        for path in paths(call.args):
             bucket.pop(path, None)
             bucket[path] = None
 
@@ -91,32 +86,10 @@ class FileLog:
         lines = []
         for title, bucket, n in (("recently modified", self.modified, b.files_modified),
                                  ("recently read", self.read, b.files_read)):
-            paths = list(bucket)[::-1]
-            if not paths:
+            newest = list(bucket)[::-1]
+            if not newest:
                 continue
-            more = len(paths) - n
+            more = len(newest) - n
             note = f" ({more} older ones pushed out)" if more > 0 else ""
-            lines.append(f"{title.capitalize()}{note}: " + ", ".join(paths[:n]))
+            lines.append(f"{title.capitalize()}{note}: " + ", ".join(newest[:n]))
         return "\n".join(lines)
-
-
-def _kind(call: Call) -> str | None:
-    command = str(call.args.get("command", "")) if isinstance(call.args, dict) else ""
-    for name in (command, call.tool):
-        if WRITES.search(name):
-            return "write"
-        if READS.search(name):
-            return "read"
-    return None
-
-
-def _paths(args: Any) -> list[str]:
-    if not isinstance(args, dict):
-        return []
-    out: list[str] = []
-    for key in PATH_KEYS:
-        v = args.get(key)
-        for p in v if isinstance(v, list) else [v]:
-            if isinstance(p, str) and p.strip():
-                out.append(p.strip())
-    return out

@@ -80,12 +80,41 @@ def _split(text: str, label: str, user_role: bool) -> tuple[tuple[str, str, str]
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class Flags:
+    """What a sentence holds, by the patterns above (computed once per text)."""
+    path: bool
+    ident: bool
+    number: bool
+    error: bool
+    rule: bool
+
+
+# Words one of which every match of ERROR / RULE holds (lower-cased): a cheap test before the pattern.
+ERROR_WORDS = ("error", "exception", "traceback", "fail", "fatal", "panic", "denied", "timeout", "refused", "crash")
+RULE_WORDS = ("never", "always", "must", "don't", "do not", "only", "without", "instead", "prefer", "allow", "may",
+              "ask me", "until")
+EXTENSION = re.compile(r"\.(py|ts|tsx|js|go|rs|md|ya?ml|json|toml|java|c|h|cc|cpp|sh|sql|txt|cfg|ini)\b")
+
+
+def mentions(text: str, words: tuple[str, ...]) -> bool:
+    return any(map(text.__contains__, words))
+
+
+@lru_cache(maxsize=1 << 18)
+def flags(text: str) -> Flags:
+    low = text.lower()
+    path = ("/" in text or EXTENSION.search(text) is not None) and PATH.search(text) is not None
+    return Flags(path, bool(IDENT.search(text)), bool(NUMBER.search(text)),
+                 mentions(low, ERROR_WORDS) and ERROR.search(text) is not None,
+                 mentions(low, RULE_WORDS) and RULE.search(text) is not None)
+
+
 def salience(s: Sentence) -> float:
     """What a reader resuming the work needs: the user's words, exact references, errors, rules."""
+    f = flags(s.text)
     score = 3.0 if s.label == "User" else 0.0
-    score += 1.5 * bool(PATH.search(s.text)) + 1.5 * bool(IDENT.search(s.text))
-    score += 0.5 * bool(NUMBER.search(s.text)) + 1.5 * bool(ERROR.search(s.text))
-    score += 1.0 * bool(RULE.search(s.text))
+    score += 1.5 * f.path + 1.5 * f.ident + 0.5 * f.number + 1.5 * f.error + 1.0 * f.rule
     return score
 
 
@@ -104,7 +133,7 @@ def render(chosen: list[Sentence]) -> str:
 
 def summary(messages: Sequence[Message], budget: int, tok: Tokenizer) -> str:
     """The most salient and most recent sentences that fit `budget` tokens, in their order."""
-    pool = _dedupe(sentences(messages, tok))
+    pool = dedupe(sentences(messages, tok))
     if not pool:
         return tok.truncate(HEADER, budget)
     n = len(pool)
@@ -127,7 +156,7 @@ def summary(messages: Sequence[Message], budget: int, tok: Tokenizer) -> str:
     return text
 
 
-def _dedupe(pool: list[Sentence]) -> list[Sentence]:
+def dedupe(pool: list[Sentence]) -> list[Sentence]:
     """A sentence repeated (re-summarised, re-quoted) counts once, at its latest position."""
     latest: dict[str, Sentence] = {}
     for s in pool:
@@ -187,7 +216,7 @@ def answer(messages: Sequence[Message], question: str, budget: int | None, tok: 
     looks at the sentences that name it; a question about what comes next answers with the latest
     sentence that states what comes next, since a later statement of the position supersedes an
     earlier one."""
-    pool = _dedupe(sentences(messages, tok))
+    pool = dedupe(sentences(messages, tok))
     want = terms(question)
     if not pool or not want:
         return "I do not know."

@@ -1,0 +1,327 @@
+"""The offline writer's answer to a sectioned request (answer.py's format block), from the request alone.
+
+It reads what an LLM would read: the headings the instruction lists, the sections so far when the
+instruction gives them (anchored), a focus line, and the conversation before the instruction. Each
+heading is understood by its words (a "next step" wants what comes next, "errors and fixes" wants
+error lines, ...) and filled with original sentences of the conversation, each labelled with who
+said it, so what a scorer finds here was really in the request. Rules an LLM would follow too:
+a sentence goes under one heading only (a list of the user's messages and the next step may quote
+the user again); only the latest statement of what comes next is repeated
+(an older "next: #104" would contradict it); sections that describe the present (next, pending,
+current work) are rewritten from the new messages, the others keep their earlier points and add.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Sequence
+
+from bench.loader import normalize
+from bench.messages import Message
+from bench.models.offline import Turn
+from bench.models.offline.extract import (SENTENCE_END, STATES_NEXT, Sentence, dedupe, flags, mentions, salience,
+                                          sentences, terms)
+from bench.tokens import Tokenizer
+
+from ..files import kind as file_kind
+from ..files import paths
+from .answer import CLOSE, CUE, FOCUS, HEADING, OPEN, key, parse
+
+KINDS = (   # heading words -> what the section holds; the first match wins
+    ("user_messages", r"\buser'?s?\b.*\bmessages?\b"),
+    ("files_changed", r"\bfiles?\b.*\b(modif|chang|edit|writ|touch)"),
+    ("files", r"\bfiles?\b|\bcode\b"),
+    ("next", r"\bnext\b"),
+    ("pending", r"\bpending\b|\btodo\b|\bremaining\b|\bopen\b|\bleft\b"),
+    ("errors", r"\berrors?\b|\bfix|\bpitfall|\bbugs?\b|\bproblem|\bissues?\b|\bgotcha|\bwarning"),
+    ("decisions", r"\bdecision|\breason|\bchoice|\bchose"),
+    ("progress", r"\bcurrent\b|\bprogress\b|\bstatus\b|\bstate\b|\bdone\b"),
+    ("concepts", r"\bconcept|\btechnical\b|\bknowledge\b|\bfacts?\b|\breferences?\b|\bdetails?\b"),
+    ("intent", r"\bintent|\brequests?\b|\bgoals?\b|\bobjective|\btasks?\b|\bmission|\bpurpose"),
+)
+PRESENT = {"next", "pending", "progress"}       # rewritten each time, not accumulated
+QUOTING = {"user_messages", "next"}             # may quote the user again: that is what they are for
+DECISION = re.compile(r"\b(decid\w*|decision|chose|chosen|choose|go(ing)? with|agreed|settled|instead of|rather than|"
+                      r"because|reject\w*|ruled out|stick with|switch\w* to|keep\b)", re.I)
+PENDING = re.compile(r"\b(todo|to do|pending|remaining|still|left|need to|needs|waiting|blocked|not yet|later|"
+                     r"after that|then)\b", re.I)
+CODE = re.compile(r"^[+-]|[{};]|=>|::|^\s*(def|func|class|const|let|var|return|import)\b")   # a line of code
+DID = re.compile(r"\b(done|merged|finished|fixed|passed|approved|completed|resolved|shipped|reviewed|deployed)\b",
+                 re.I)
+GROUP = re.compile(r"^(User|Assistant|System|Earlier|Tool \S+|\[Harness: [\w-]+\]):?$")   # a speaker line
+BUDGET = re.compile(r"At most (\d+) tokens")
+DEFAULT_BUDGET = 800
+WORTH = 1.0         # a sentence scoring below this is padding: a section may stay short
+FOCUS_AT = FOCUS.split("{focus}")[0]
+
+
+# Words one of which every match of a pattern holds (lower-cased): a cheap test before the pattern.
+WORDS = {DECISION: ("decid", "decision", "chose", "choose", "go with", "going with", "agreed", "settled", "instead",
+                    "rather", "because", "reject", "ruled out", "stick with", "switch", "keep"),
+         PENDING: ("todo", "to do", "pending", "remaining", "still", "left", "need", "waiting", "blocked", "not yet",
+                   "later", "after that", "then"),
+         STATES_NEXT: ("next", "resum", "moving on", "continu"),
+         DID: ("done", "merged", "finished", "fixed", "passed", "approved", "completed", "resolved", "shipped",
+               "reviewed", "deployed")}
+
+
+@lru_cache(maxsize=1 << 18)
+def has(pattern: re.Pattern, text: str) -> bool:
+    """Whether one of this module's patterns occurs in `text`; cached (per worker process, so all cells
+    of a scenario share it), since a long session's requests share most of their sentences."""
+    words = WORDS.get(pattern)
+    if words is not None and not mentions(text.lower(), words):
+        return False
+    return pattern.search(text) is not None
+
+
+def section_kind(name: str) -> str:
+    low = name.lower()
+    return next((k for k, pattern in KINDS if re.search(pattern, low)), "general")
+
+
+def play(messages: Sequence[Message], tools: list[dict] | None, max_tokens: int | None,
+         tok: Tokenizer) -> Turn | None:
+    if tools or not messages or messages[-1].role != "user" or CUE not in messages[-1].text:
+        return None
+    instruction = messages[-1].text
+    after = instruction.split(CUE, 1)[1].splitlines()[1:]
+    names = []
+    for line in after:
+        m = HEADING.match(line)
+        if not m:
+            break
+        names.append(m.group(1))
+    if not names:
+        return None
+    current = None
+    if OPEN in instruction and CLOSE in instruction:
+        current = parse(instruction.split(OPEN, 1)[1].split(CLOSE, 1)[0], names)[0]
+    focus = next((line[len(FOCUS_AT):] for line in instruction.splitlines() if line.startswith(FOCUS_AT)), "")
+    asked = BUDGET.search(instruction)
+    budget = max_tokens or (int(asked.group(1)) if asked else DEFAULT_BUDGET)
+    conv = [m for m in messages[:-1] if m.role != "system"]
+    return Turn(text=write(names, conv, current, focus, budget, tok))
+
+
+def write(names: list[str], conv: list[Message], current: dict[str, str] | None, focus: str, budget: int,
+          tok: Tokenizer) -> str:
+    pool, origin = _pool(conv, tok)
+    n = max(1, len(pool))
+    stated = [s for s in pool if has(STATES_NEXT, s.text)]
+    latest_next = stated[-1] if stated else None
+    pool = [s for s in pool if s is latest_next or not has(STATES_NEXT, s.text)]
+    latest_request = _latest_request(pool)
+    wants = terms(focus) if focus else frozenset()
+
+    traits = {id(s): _trait(s.label, s.text, wants) for s in pool}
+
+    def t(s: Sentence) -> Trait:
+        return traits.get(id(s)) or _trait(s.label, s.text, wants)
+
+    writes = _writes(conv, n, tok)
+    used: set[str] = set()
+    out = []
+    left = budget - 2 * len(names)
+    for i, name in enumerate(names):
+        share = max(8, left // (len(names) - i))
+        head = f"## {name}\n"
+        kind = section_kind(name)
+        new = _candidates(kind, pool, t, writes, latest_next, latest_request)
+        old = _earlier(current.get(name, "") if current else "", tok)
+        cands = (new or old) if kind in PRESENT else old + new
+        score = _scorer(kind, n, t, {id(s) for s in old})
+        fresh = cands if kind in QUOTING else [s for s in cands if s.key not in used]
+        chosen = _fit(fresh, score, share - tok.count(head), tok, origin)
+        used.update(s.key for s in chosen)
+        body = _render(chosen, origin) if chosen else "None."
+        text = head + body
+        out.append(text)
+        left -= tok.count(text) + 2
+    return "\n\n".join(out)
+
+
+def _pool(conv: list[Message], tok: Tokenizer) -> tuple[list[Sentence], dict[int, tuple]]:
+    """The conversation's sentences, de-duplicated, and for each (by id) the line it can share: its
+    message's, or in an earlier answer of this format its own bullet's (a bullet is one message's)."""
+    raw: list[Sentence] = []
+    origin: dict[int, tuple] = {}
+    for i, m in enumerate(conv):
+        grouped = _grouped(m.text) if m.role == "user" else None
+        if grouped is None:
+            pieces = [(i, s) for s in sentences([m], tok)
+                      if not HEADING.match(s.text) and s.text.lower() != "none."]
+        else:
+            pieces = [(-len(raw) - j - 1, Sentence(0, label, x, tok.count(x)))
+                      for j, (label, line) in enumerate(grouped) for x in SENTENCE_END.split(line) if x.strip()]
+        for line, s in pieces:
+            s.pos, s.key = len(raw), s.key or normalize(s.text)
+            origin[id(s)] = (line, s.pos, s)     # the sentence itself too: its id stays its own
+            raw.append(s)
+    return dedupe(raw), origin
+
+
+@lru_cache(maxsize=1 << 12)
+def _grouped(text: str) -> tuple[tuple[str, str], ...] | None:
+    """(speaker, bullet) pairs of a text in this module's format (a speaker line, its bullets), or None
+    when the text is not in it. Frame prose and headings are the harness's, not content."""
+    out, label = [], None
+    for line in text.splitlines():
+        m = GROUP.match(line.strip())
+        if m:
+            label = m.group(1)
+        elif label is not None and line.startswith("- "):
+            out.append((label, line[2:].strip()))
+        elif HEADING.match(line):
+            label = None
+    return tuple(out) or None
+
+
+def _render(chosen: list[Sentence], origin: dict[int, tuple]) -> str:
+    """The chosen sentences in conversation order under a line naming who said them ("User:",
+    "Tool read:", a "[Harness: watch]" marker, which heads the lines up to a blank one); a bullet
+    holds one message's consecutive sentences, so a user's message copied whole is still their words."""
+    lines: list[str] = []
+    label: str | None = None
+    last: Sentence | None = None
+    for s in sorted(chosen, key=lambda s: s.pos):
+        here, before = origin.get(id(s)), origin.get(id(last)) if last is not None else None
+        if here and before and here[0] == before[0] and here[1] == before[1] + 1:   # next in the same line
+            lines[-1] += " " + s.text
+            last = s
+            continue
+        if s.label != label:
+            if label is not None and label.startswith("[Harness"):
+                lines.append("")
+            lines.append(s.label if s.label.startswith("[Harness") else f"{s.label}:")
+            label = s.label
+        lines.append(f"- {s.text}")
+        last = s
+    return "\n".join(lines)
+
+
+def _latest_request(pool: list[Sentence]) -> list[Sentence]:
+    """The user's latest words: the last run of user sentences."""
+    end = next((i for i in reversed(range(len(pool))) if pool[i].label == "User"), None)
+    if end is None:
+        return []
+    start = end
+    while start > 0 and pool[start - 1].label == "User":
+        start -= 1
+    return pool[start:end + 1]
+
+
+@dataclass(frozen=True)
+class Trait:
+    """What the scoring reads of a sentence, worked out once per answer."""
+    base: float           # extract's salience
+    path: bool
+    ref: bool             # a path, an id or a number
+    error: bool
+    rule: bool
+    code: bool
+    did: bool
+    decision: bool
+    pending: bool
+    focus: bool
+
+
+@lru_cache(maxsize=1 << 18)
+def _trait(label: str, text: str, wants: frozenset[str]) -> Trait:
+    f = flags(text)
+    return Trait(salience(Sentence(0, label, text, 0)), f.path, f.path or f.ident or f.number, f.error, f.rule,
+                 has(CODE, text), has(DID, text), has(DECISION, text), has(PENDING, text),
+                 bool(wants and terms(text) & wants))
+
+
+def _candidates(kind: str, pool: list[Sentence], t: Callable[[Sentence], Trait], writes: list[Sentence],
+                latest_next: Sentence | None, latest_request: list[Sentence]) -> list[Sentence]:
+    if kind in ("user_messages", "intent"):
+        return [s for s in pool if s.label == "User"]
+    if kind == "files_changed":
+        return writes + [s for s in pool if s.label == "Assistant" and t(s).path]
+    if kind == "files":
+        return [s for s in pool if t(s).path]
+    if kind == "next":
+        return ([latest_next] if latest_next else []) + latest_request
+    if kind == "pending":
+        return [s for s in pool if t(s).pending or s is latest_next]
+    if kind == "errors":
+        return [s for s in pool if t(s).error]
+    if kind == "decisions":
+        return [s for s in pool if t(s).decision]
+    if kind == "progress":
+        return [s for s in pool if s.label != "User"]
+    if kind == "concepts":
+        return [s for s in pool if s.label != "User" and t(s).ref]
+    return list(pool)
+
+
+def _scorer(kind: str, n: int, t: Callable[[Sentence], Trait], anchored: set[int]) -> Callable[[Sentence], float]:
+    def score(s: Sentence) -> float:
+        r = max(0.0, (s.pos + 1) / n)
+        x = t(s)
+        base = x.base
+        if kind == "intent":
+            value = base + 4.0 * (1.0 - r) + 1.0 * x.rule
+        elif kind == "progress":     # the agent's own account of what it did, newest first
+            value = 6.0 * r + 0.5 * base + 3.0 * (s.label == "Assistant") + 2.0 * x.did
+        elif kind == "pending":
+            value = 6.0 * r + 0.5 * base
+        elif kind == "next":
+            value = 10.0 + r
+        else:
+            value = base + 3.0 * r
+        if x.code and kind not in ("files", "files_changed"):
+            value -= 2.5           # a line of code is no account of errors, decisions or progress
+        if id(s) in anchored:
+            value += 2.0           # a point an earlier compaction kept stays unless room runs out
+        if x.focus:
+            value += 8.0           # the focus outranks recency: it is what the summary must make room for
+        if base == 0 and s.label.startswith("[Harness"):
+            value -= 2.0           # harness framing, not content
+        return value
+    return score
+
+
+def _fit(cands: list[Sentence], score: Callable[[Sentence], float], budget: int, tok: Tokenizer,
+         origin: dict[int, tuple]) -> list[Sentence]:
+    """The best-scoring sentences within `budget` tokens, as rendered lines."""
+    ranked = sorted(((score(s), s.pos, s) for s in cands), key=lambda x: (-x[0], -x[1]))
+    chosen, used = [], 0
+    for value, _, s in ranked:
+        if value < WORTH:
+            break
+        cost = s.tokens + 4
+        if used + cost <= budget:
+            chosen.append((value, s))
+            used += cost
+        elif used + 5 > budget:
+            break
+    while chosen and tok.count(_render([s for _, s in chosen], origin)) > budget:
+        chosen.remove(min(chosen, key=lambda x: (x[0], x[1].pos)))
+    return [s for _, s in chosen]
+
+
+def _earlier(body: str, tok: Tokenizer) -> list[Sentence]:
+    """An earlier section's points (older than anything in the conversation), each one bullet."""
+    points = _grouped(body)
+    if points is None:     # not in this format (an LLM's section): each line one point
+        points = tuple(("Earlier", line.strip().lstrip("-* ").strip()) for line in body.splitlines()
+                       if line.strip() and key(line) != "none" and not GROUP.match(line.strip()))
+    return [Sentence(i - len(points), label, text, tok.count(text), key=normalize(text))
+            for i, (label, text) in enumerate(points)]
+
+
+def _writes(conv: list[Message], n: int, tok: Tokenizer) -> list[Sentence]:
+    """One line per file-writing call: the assistant's words and the call's tool and paths."""
+    out = []
+    for i, m in enumerate(conv):
+        for c in m.calls:
+            if file_kind(c) == "write" and paths(c.args):
+                said = m.text.strip().splitlines()[0] if m.text.strip() else ""
+                text = f"{c.tool} {', '.join(paths(c.args))}" + (f" ({said})" if said else "")
+                out.append(Sentence(int(i * n / max(1, len(conv))), "Assistant", text, tok.count(text),
+                                    key=normalize(text)))
+    return out
