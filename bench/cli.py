@@ -21,6 +21,7 @@ commands:
                                    overrides are Hydra style: strategies=[naive,vibey] window=32000
                                    writer.model=openai/gpt-4o-mini scenarios=[path/or/glob] out=DIR
                                    -m sweeps comma lists into one run: -m writer.model=offline,openai/x
+                                   repeats=K runs each cell K times (seeds); shard=I/N runs shard I of N
   scenarios list [PATH...]         the scenarios with their size and window
   scenarios show ID                one scenario: events, truth, probes
   scenarios validate PATH...       check scenario files; one line per problem
@@ -31,8 +32,13 @@ commands:
   import FORMAT PATH --out FILE    turn a transcript into a scenario
                                    (openai-chat | swe-agent | openhands | claude-code)
   report RUN_DIR                   re-render report.md / report.html of a run
-  compare BASE_DIR NEW_DIR [--max-drop X]
-                                   exit 1 when a quality metric dropped by more than X
+  compare BASE_DIR NEW_DIR [--gate FILE] [--max-drop X] [--threshold [TAG:]METRIC=X] [--noise-aware]
+          [--all-cells] [--format text|json|junit|markdown] [--output FILE]
+                                   the CI gate: exit 1 when any cell or any strategy's mean got worse
+                                   than the gate allows (95% intervals and verdicts beside each change)
+  baseline [OVERRIDES...] --out DIR
+                                   run and keep a compact, committable baseline for compare
+  merge DIR... --out DIR           join the folders of a sharded run (shard=I/N) into one run folder
   cache stats|clear [--dir DIR] [--model M]
                                    what the response cache of real models holds; empty it (or
                                    one model's answers) so the next run asks again
@@ -48,6 +54,8 @@ COMMANDS = {
     "import": ("bench.importers", "main"),
     "report": ("bench.report", "main"),
     "compare": ("bench.compare", "main"),
+    "baseline": ("bench.baseline", "main"),
+    "merge": ("bench.shard", "main"),
     "cache": ("bench.models.cache", "main"),
 }
 
