@@ -493,6 +493,8 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
     order = {c.key: i for i, c in enumerate(cells)}   # workers finish in any order; the table keeps the plan's
     summary.sort(key=lambda r: order.get(cell_key(r), len(order)))
     print(format_table(summary))
+    if (out / "repeats.csv").exists():
+        print(f"repeats: each cell's mean and spread over its repeats, and probes' pass^k: {out / 'repeats.csv'}")
     print(f"results: {out}")
     for f in failures:
         print(f"error: {f}", file=sys.stderr)

@@ -55,7 +55,11 @@ def _plan(path: Path) -> dict[str, Any]:
 def _settings(cfg: dict[str, Any]) -> dict[str, Any]:
     """A shard's config without what differs between shards of one sweep: the shard and the folder."""
     keep = {k: v for k, v in cfg.items() if k not in ("shard", "out")}
-    keep["overrides"] = [o for o in cfg.get("overrides") or () if not str(o).lstrip("+~").startswith(("shard=", "out="))]
+    if "overrides" in cfg:
+        keep["overrides"] = [o for o in cfg["overrides"] or ()
+                             if not str(o).lstrip("+~").startswith(("shard=", "out="))]
+    if isinstance(cfg.get("sweep"), list):   # a sweep's configs each carry the shard and the folder too
+        keep["sweep"] = [_settings(c) if isinstance(c, dict) else c for c in cfg["sweep"]]
     return keep
 
 
@@ -115,6 +119,8 @@ def merge(dirs: list[Path], out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     cfg = _config(first)
     cfg = {**_settings(cfg), "shard": None, "out": str(out)}
+    if isinstance(cfg.get("sweep"), list):
+        cfg["sweep"] = [{**c, "shard": None, "out": str(out)} if isinstance(c, dict) else c for c in cfg["sweep"]]
     from .run import _dump
 
     (out / "config.yaml").write_text(_dump(cfg), encoding="utf-8")

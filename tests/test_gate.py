@@ -218,3 +218,24 @@ def test_text_output_is_one_stream_in_order(tmp_path, capsys):
     assert cap.err == ""
     lines = cap.out.splitlines()
     assert lines[0].startswith("regression:") and "strategy" in lines[3] and lines[-1].startswith("2 regression")
+
+
+def test_the_committed_baseline_with_one_scenario_28_points_down_fails(tmp_path, capsys):
+    """The issue's case: one cell of the real baseline loses 0.28 of constraint fidelity; the strategy's
+    mean moves by far less than the threshold, and the gate still fails, naming the cell first."""
+    from bench.config import ROOT
+    from bench.results import read_csv
+
+    base = ROOT / "results" / "baseline"
+    data = read_csv(base / "summary.csv")
+    hit = next(r for r in data if r["constraint_fidelity"] and float(r["constraint_fidelity"]) >= 0.5
+               and r["writer"] == "offline")
+    peers = [r for r in data if (r["strategy"], r["writer"]) == (hit["strategy"], hit["writer"]) and r["constraint_fidelity"]]
+    doctored = [{**r, "constraint_fidelity": round(float(r["constraint_fidelity"]) - 0.28, 4)} if r is hit else r
+                for r in data]
+    assert 0.28 / len(peers) < 0.02          # the mean alone would pass
+    new = run_dir(tmp_path, "new", doctored)
+    assert cli(["compare", str(base), str(new)]) == 1
+    first = capsys.readouterr().out.splitlines()[0]
+    name = "/".join([hit["scenario"], hit["strategy"], hit["writer"], hit["window"]])
+    assert first.startswith(f"regression: {name}: constraint_fidelity ") and "(-0.28;" in first
