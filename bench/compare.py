@@ -203,7 +203,7 @@ def _judge(d: Diff, gate: Gate) -> Diff:
     if d.threshold is None:
         d.status = "better" if worse < -EPS else "worse" if worse > EPS else "ok"
     elif worse > d.threshold + EPS:
-        if gate.noise_aware and d.verdict != "worse":
+        if gate.noise_aware and d.verdict != "worse" and d.metric not in COUNTS:   # overflow: any rise fails
             d.status, d.why = "within noise", f"beyond {d.threshold:g} but within its 95% interval {_iv(d.interval)}"
         else:
             d.status = "REGRESSION"

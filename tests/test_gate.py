@@ -239,3 +239,11 @@ def test_the_committed_baseline_with_one_scenario_28_points_down_fails(tmp_path,
     first = capsys.readouterr().out.splitlines()[0]
     name = "/".join([hit["scenario"], hit["strategy"], hit["writer"], hit["window"]])
     assert first.startswith(f"regression: {name}: constraint_fidelity ") and "(-0.28;" in first
+
+
+def test_noise_aware_never_excuses_overflow(tmp_path):
+    data = rows(seeds=5, noise=0.08)
+    base = run_dir(tmp_path, "a", data)
+    new = run_dir(tmp_path, "b", [{**r, "overflow_requests": 1 if r["seed"] == 0 and r["scenario"] == "s1" else 0}
+                                  for r in data])
+    assert cli(["compare", str(base), str(new), "--noise-aware"]) == 1
