@@ -11,7 +11,7 @@ from bench.cli import main as cli
 from bench.results import read_csv
 from bench.testing import LoopbackServer
 
-RUN = ["scenarios=[scenarios/hand/injected-watch.yaml,scenarios/hand/pr-queue-small.yaml]", "strategies=[naive]", "writer.model=openai/loopback", "writer.backoff=0.01",
+RUN = ["scenarios=[scenarios/hand/pr-queue-small.yaml]", "strategies=[naive]", "writer.model=openai/loopback", "writer.backoff=0.01",
        "responses.enabled=false", "probes.enabled=true", "stress=[]"]
 
 
@@ -29,7 +29,7 @@ def test_repeats_differ_and_each_is_reproducible(varied):
     tmp, seeds = varied
     assert seeds == [0, 1, 2, 3, 4, 5]   # repeat k asked with sampling seed k (0 sent as none)
     rows = read_csv(tmp / "a" / "summary.csv")
-    assert sorted({r["seed"] for r in rows}) == ["0", "1", "2"] and len(rows) == 6
+    assert sorted({r["seed"] for r in rows}) == ["0", "1", "2"] and len(rows) == 3
     key = lambda r: (r["scenario"], r["seed"])  # noqa: E731
     scores = lambda d: {key(r): r["constraint_fidelity"] for r in read_csv(tmp / d / "summary.csv")}  # noqa: E731
     again = scores("again")    # seed 1 alone, run again: the same answers, the same scores
@@ -43,7 +43,7 @@ def test_repeats_differ_and_each_is_reproducible(varied):
 def test_repeats_csv_has_mean_spread_and_pass_k(varied):
     tmp, _ = varied
     rep = read_csv(tmp / "a" / "repeats.csv")
-    assert len(rep) == 2 and all(r["repeats"] == "3" for r in rep)
+    assert len(rep) == 1 and all(r["repeats"] == "3" for r in rep)
     assert any(float(r["constraint_fidelity_sd"] or 0) > 0 or float(r["goal_retention_sd"] or 0) > 0 for r in rep)
     for r in rep:
         if r["probe_pass_k"]:
@@ -69,7 +69,7 @@ def test_report_and_markdown_show_intervals_and_verdicts(varied, capsys):
 
 def test_baseline_round_trip(tmp_path, capsys):
     base = tmp_path / "ci-baseline"
-    args = ["suite=smoke", "strategies=[naive,truncate]", "stress=[]", "probes.enabled=false"]
+    args = ["suite=smoke", "strategies=[naive]", "stress=[]", "probes.enabled=false"]
     assert cli(["baseline", *args, "--out", str(base)]) == 0
     assert sorted(p.name for p in base.iterdir()) == ["config.yaml", "scenarios.csv", "summary.csv"]
     assert all(r["wall_s"] == "" for r in read_csv(base / "summary.csv"))
