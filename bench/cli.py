@@ -21,6 +21,7 @@ commands:
                                    overrides are Hydra style: strategies=[naive,vibey] window=32000
                                    writer.model=openai/gpt-4o-mini scenarios=[path/or/glob] out=DIR
                                    -m sweeps comma lists into one run: -m writer.model=offline,openai/x
+                                   repeats=K runs each cell K times (seeds); shard=I/N runs shard I of N
   scenarios list [PATH...]         the scenarios with their size and window
   scenarios show ID                one scenario: events, truth, probes
   scenarios validate PATH...       check scenario files; one line per problem
@@ -31,8 +32,13 @@ commands:
   import FORMAT PATH --out FILE    turn a transcript into a scenario
                                    (openai-chat | swe-agent | openhands | claude-code)
   report RUN_DIR                   re-render report.md / report.html of a run
-  compare BASE_DIR NEW_DIR [--max-drop X]
-                                   exit 1 when a quality metric dropped by more than X
+  compare BASE_DIR NEW_DIR [--gate FILE] [--max-drop X] [--threshold [TAG:]METRIC=X] [--noise-aware]
+          [--all-cells] [--format text|json|junit|markdown] [--output FILE]
+                                   the CI gate: exit 1 when any cell or any strategy's mean got worse
+                                   than the gate allows (95% intervals and verdicts beside each change)
+  baseline [OVERRIDES...] --out DIR
+                                   run and keep a compact, committable baseline for compare
+  merge DIR... --out DIR           join the folders of a sharded run (shard=I/N) into one run folder
   init [DIR]                       write a starter strategy, its config, a scenario and a CI
                                    workflow into your repository; prints the commands to run it
   cache stats|clear [--dir DIR] [--model M]
@@ -50,6 +56,8 @@ COMMANDS = {
     "import": ("bench.importers", "main"),
     "report": ("bench.report", "main"),
     "compare": ("bench.compare", "main"),
+    "baseline": ("bench.baseline", "main"),
+    "merge": ("bench.shard", "main"),
     "cache": ("bench.models.cache", "main"),
     "init": ("bench.init_cmd", "main"),
 }
@@ -101,11 +109,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     command, rest = argv[0], argv[1:]
     if command not in COMMANDS:
-        print(f"compaction-bench: unknown command '{command}' (see compaction-bench --help)", file=sys.stderr)
+        from .config import did_you_mean
+
+        print(f"compaction-bench: unknown command '{command}'{did_you_mean(command, COMMANDS)} "
+              f"(see compaction-bench --help)", file=sys.stderr)
         return 2
     module, func = COMMANDS[command]
+    return guarded(getattr(import_module(module), func), rest)
+
+
+def guarded(func, argv: list[str]) -> int:
+    """Run an entry point the way every command runs: bad input is one line each and exit 2, never a
+    traceback; a closed pipe or Ctrl-C ends quietly. `python -m bench.X` modules call it too."""
     try:
-        return int(getattr(import_module(module), func)(rest) or 0)
+        return int(func(argv) or 0)
     except BadInput as exc:
         for line in exc.problems:   # one line each, whatever newlines a file's values hold
             print(str(line).replace("\r", "\\r").replace("\n", "\\n"), file=sys.stderr)

@@ -1,28 +1,32 @@
-"""`compaction-bench compare BASE NEW [--max-drop X]`: the CI gate.
+"""`compaction-bench compare BASE NEW [--gate FILE] [...]`: the CI gate.
 
-Compares two runs' summary.csv per strategy (and writer) and metric, on the cells
-both runs have, so a fresh run of part of the suite is gated against the
-committed full baseline. Exit 1 when a quality metric drops (or leakage / stale
-constraints / revived rejected options rise) by more than X, when requests over
-the window rise at all, when a metric the baseline had is gone, or when NEW
-failed a cell the baseline has; exit 2 on unreadable input.
+Compares two runs' summary.csv cell by cell and per strategy (and writer). A cell is a scenario,
+strategy, writer and window; its repeats (seeds) are averaged. It fails (exit 1) when any cell or
+any strategy's mean gets worse than the gate allows (bench/gate.py: per metric, per scenario tag),
+when requests over the window rise at all, when a metric BASE had is gone, when NEW failed a cell
+BASE has, or when a cell of BASE is missing from NEW (one of the scenarios and strategies NEW ran;
+with `all_cells`, any). Bad input exits 2.
+
+Every difference also gets a 95% interval (bench/stats.py: bootstrap over scenarios and repeats,
+paired by scenario and seed) and a verdict: better, worse or tied. With `noise_aware` a drop beyond
+the threshold fails only when its interval lies wholly on the worse side of 0. Offline runs are
+deterministic, so there a cell's interval is its single difference and a mean's comes from the
+scenarios alone.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import BadInput
-from .results import KEY_COLUMNS, cell_key, format_table, read_csv
+from .gate import RELATIVE, Gate, load as load_gate, parse_flag
+from .metrics import COUNTS, INFO, higher_is_better
+from .results import KEY_COLUMNS, cell_key, read_csv
+from .stats import EPS, Interval, paired_interval, unpaired_interval, verdict
 
-HIGHER = ["goal_retention", "constraint_fidelity", "fact_retention", "decision_retention", "user_words_retained",
-          "probe_pass_rate"]
-LOWER = ["provenance_leakage", "stale_constraints", "rejected_revived"]
-COUNTS = ["overflow_requests"]   # summed over the cells: any rise fails, whatever --max-drop says
-INFO = ["compactions", "input_tokens", "cost_usd", "cache_hit_rate"]   # shown, never gated
-DEFAULT_MAX_DROP = 0.02
+CELL = ("scenario", "strategy", "writer", "window")   # a cell; its repeats differ in seed
 
 
 def summary_path(arg: str) -> Path:
@@ -71,12 +75,13 @@ def failed_cells(arg: str) -> set[str]:
 
 def _num(v: str | None) -> float | None:
     try:
-        return float(v) if v not in (None, "") else None
+        x = float(v) if v not in (None, "") else None
     except ValueError:
         return None
+    return x if x is None or x == x else None
 
 
-def _show(x: float | None, sign: bool = False) -> str:
+def show(x: float | None, sign: bool = False) -> str:
     """Readable numbers: float noise shows as 0, token counts in full."""
     if x is None:
         return ""
@@ -86,85 +91,252 @@ def _show(x: float | None, sign: bool = False) -> str:
     return ("+" if sign and x >= 0 else "") + text
 
 
-def _sum(rows: list[dict[str, str]], metric: str) -> float | None:
-    vals = [x for x in (_num(r.get(metric)) for r in rows) if x is not None]
-    return sum(vals) if vals else None
+@dataclass
+class Diff:
+    """One metric of one cell (scenario set) or of one strategy's mean (scenario empty)."""
+    metric: str
+    strategy: str
+    writer: str
+    scenario: str = ""
+    window: str = ""
+    base: float | None = None
+    new: float | None = None
+    cells: int = 0                   # cells behind a mean; repeats behind a cell
+    threshold: float | None = None   # None: shown, not gated
+    interval: Interval | None = None  # of new - base
+    verdict: str = "tied"
+    status: str = ""                 # ok | better | worse (ungated) | within noise | REGRESSION | MISSING | FAILED
+    why: str = ""
+
+    @property
+    def name(self) -> str:
+        return "/".join([self.scenario, self.strategy, self.writer, self.window] if self.scenario
+                        else [self.strategy, self.writer])
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.base is None or self.new is None else self.new - self.base
+
+    @property
+    def failed(self) -> bool:
+        return self.status in ("REGRESSION", "MISSING", "FAILED")
+
+    def line(self) -> str:
+        """The regression line: the cell first, then what got worse, base -> new (delta)."""
+        if self.metric == "cell":
+            return f"{self.name}: {self.why}"
+        parts = ([show(self.delta, sign=True)] if self.delta is not None else []) + ([self.why] if self.why else [])
+        more = f" ({'; '.join(parts)})" if parts else ""
+        return f"{self.name}: {self.metric} {show(self.base)} -> {show(self.new) or 'missing'}{more}"
+
+    def as_dict(self) -> dict:
+        return {"level": "cell" if self.scenario else "mean", "strategy": self.strategy, "writer": self.writer,
+                "scenario": self.scenario or None, "window": self.window or None, "metric": self.metric,
+                "base": self.base, "new": self.new, "delta": self.delta, "cells": self.cells,
+                "threshold": self.threshold, "interval": self.interval.as_dict() if self.interval else None,
+                "verdict": self.verdict, "status": self.status, "failed": self.failed, "why": self.why}
 
 
-def _mean(rows: list[dict[str, str]], metric: str) -> float | None:
-    vals = [x for x in (_num(r.get(metric)) for r in rows) if x is not None]
+@dataclass
+class Result:
+    gate: Gate
+    cells: list[Diff] = field(default_factory=list)    # every gated metric of every common cell
+    means: list[Diff] = field(default_factory=list)    # every metric of every strategy (and writer)
+    lost: list[Diff] = field(default_factory=list)     # cells failed in or missing from NEW
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Diff]:
+        """Regressed cells first (in BASE's order), then lost cells, then regressed means."""
+        return [d for d in self.cells if d.failed] + self.lost + [d for d in self.means if d.failed]
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+def _cells(rows: list[dict[str, str]]) -> dict[tuple, dict[str, dict[str, str]]]:
+    out: dict[tuple, dict[str, dict[str, str]]] = {}
+    for r in rows:
+        out.setdefault(tuple(str(r[c]) for c in CELL), {})[str(r["seed"])] = r
+    return out
+
+
+def _mean(rows: dict[str, dict[str, str]], metric: str) -> float | None:
+    vals = [x for x in (_num(r.get(metric)) for r in rows.values()) if x is not None]
     return sum(vals) / len(vals) if vals else None
 
 
-def compare(base: list[dict[str, str]], new: list[dict[str, str]], max_drop: float,
-            failed: set[str] = frozenset()) -> tuple[list[dict], list[str]]:
-    """Diff rows per group and metric, and one line per regression. errors.jsonl is only ever appended,
-    so a cell counts as failed only when NEW has no summary row for it (a resume may have finished it)."""
+def _diff_interval(cells: list[tuple[str, dict, dict]], metric: str) -> Interval | None:
+    """The 95% interval of new - base over (scenario, base repeats, new repeats): paired by scenario and
+    seed when every cell's runs share a seed, else each scenario's repeats of either run drawn apart (a
+    deterministic baseline against repeats, or repeats with other seeds)."""
+    def values(rows: dict, seeds) -> list[float | None]:
+        return [_num(rows[s].get(metric)) for s in seeds]
+
+    if all(set(b) & set(n) for _, b, n in cells):
+        pairs: dict[str, list[tuple[float, float]]] = {}
+        for scen, b, n in cells:
+            common = [s for s in b if s in n]
+            pairs.setdefault(scen, []).extend((x, y) for x, y in zip(values(b, common), values(n, common))
+                                              if x is not None and y is not None)
+        return paired_interval([p for p in pairs.values() if p])
+    sides: dict[str, tuple[list[float], list[float]]] = {}
+    for scen, b, n in cells:
+        got = sides.setdefault(scen, ([], []))
+        got[0].extend(x for x in values(b, b) if x is not None)
+        got[1].extend(y for y in values(n, n) if y is not None)
+    return unpaired_interval(sides.values())
+
+
+def _judge(d: Diff, gate: Gate) -> Diff:
+    """Status and verdict of one difference under its threshold."""
+    up = higher_is_better(d.metric)
+    d.verdict = verdict(d.interval, up)
+    if d.base is None or d.new is None:
+        if d.base is not None and d.threshold is not None:
+            d.status, d.why = "MISSING", "the metric is gone from NEW"
+        return d
+    worse = (d.base - d.new) if up else (d.new - d.base)
+    if d.metric in RELATIVE and d.base > 0:
+        worse /= d.base
+    if d.threshold is None:
+        d.status = "better" if worse < -EPS else "worse" if worse > EPS else "ok"
+    elif worse > d.threshold + EPS:
+        if gate.noise_aware and d.verdict != "worse" and d.metric not in COUNTS:   # overflow: any rise fails
+            d.status, d.why = "within noise", f"beyond {d.threshold:g} but within its 95% interval {_iv(d.interval)}"
+        else:
+            d.status = "REGRESSION"
+            d.why = ("requests over the window, which no provider would serve" if d.metric in COUNTS else
+                     f"more than {d.threshold:g}{' relative' if d.metric in RELATIVE else ''} worse"
+                     + (f"; 95% interval {_iv(d.interval)}" if d.interval and d.interval.high > d.interval.low else ""))
+    else:
+        d.status = "better" if worse < -EPS else "ok"
+    return d
+
+
+def _iv(i: Interval | None) -> str:
+    return "" if i is None else f"[{show(i.low, True)}, {show(i.high, True)}]"
+
+
+def compare(base: list[dict[str, str]], new: list[dict[str, str]], gate: Gate | None = None,
+            failed: set[str] = frozenset(), tags: dict[str, set[str]] | None = None) -> Result:
+    """Every cell and every strategy's mean of NEW against BASE under `gate`. errors.jsonl is only ever
+    appended, so a cell counts as failed only when NEW has no summary row for it (a resume may have
+    finished it)."""
+    gate, tags = gate or Gate(), tags or {}
+    res = Result(gate)
+    b_cells, n_cells = _cells(base), _cells(new)
     new_keys = {cell_key(r) for r in new}
-    problems = [f"{'/'.join(cell_key(r))}: failed in NEW" for r in base
-                if "/".join(cell_key(r)) in failed and cell_key(r) not in new_keys]
-    base = [r for r in base if cell_key(r) in new_keys]
-    groups = sorted({(r["strategy"], r.get("writer", "")) for r in base})
-    rows: list[dict] = []
-    for strategy, writer in groups:
-        b = [r for r in base if (r["strategy"], r.get("writer", "")) == (strategy, writer)]
-        keys = {cell_key(r) for r in b}
-        n = [r for r in new if cell_key(r) in keys]
-        for metric in [*COUNTS, *HIGHER, *LOWER, *INFO]:
-            total = metric in COUNTS
-            old, cur = (_sum if total else _mean)(b, metric), (_sum if total else _mean)(n, metric)
-            if old is None and cur is None:
+    ran_scen, ran_strat = {c[0] for c in n_cells}, {c[1] for c in n_cells}
+    for key, seeds in b_cells.items():
+        if key in n_cells:
+            continue
+        names = {"/".join([*key[:3], key[3], s]) for s in seeds}
+        if names & failed and not any(tuple([*key, s]) in new_keys for s in seeds):
+            res.lost.append(Diff("cell", key[1], key[2], key[0], key[3], status="FAILED", why="failed in NEW"))
+        elif gate.all_cells or (key[0] in ran_scen and key[1] in ran_strat):
+            res.lost.append(Diff("cell", key[1], key[2], key[0], key[3], status="MISSING",
+                                 why="missing from NEW (in BASE, and NEW ran its scenario and strategy)"))
+    common = [k for k in b_cells if k in n_cells]
+    metrics = gate.gated()
+    for key in common:
+        b, n = b_cells[key], n_cells[key]
+        for m in metrics:
+            d = Diff(m, key[1], key[2], key[0], key[3], _mean(b, m), _mean(n, m), len(n),
+                     gate.threshold(m, tags.get(key[0], set())))
+            if d.base is None and d.new is None:
                 continue
-            status = ""
-            if total:
-                cur, old = cur or 0.0, old or 0.0
-                status = "REGRESSION" if cur > old else ("better" if cur < old else "ok")
-            elif metric in HIGHER or metric in LOWER:
-                if cur is None:
-                    status = "MISSING"
-                elif old is not None:
-                    change = (old - cur) if metric in HIGHER else (cur - old)
-                    status = "REGRESSION" if change > max_drop + 1e-9 else ("better" if change < -1e-9 else "ok")
-            row = {"strategy": strategy, "writer": writer, "metric": metric,
-                   "cells": sum(_num(r.get(metric)) is not None for r in n),
-                   "base": _show(old), "new": _show(cur),
-                   "delta": "" if old is None or cur is None else _show(cur - old, sign=True), "status": status}
-            rows.append(row)
-            if status in ("REGRESSION", "MISSING"):
-                why = ("; requests over the window, which no provider would serve" if total
-                       else f" (more than {max_drop} worse)" if status == "REGRESSION" else "")
-                problems.append(f"{strategy}/{writer}: {metric} {row['base']} -> {row['new'] or 'missing'}{why}")
-    return rows, problems
+            d.interval = _diff_interval([(key[0], b, n)], m)
+            res.cells.append(_judge(d, gate))
+    for strategy, writer in dict.fromkeys((k[1], k[2]) for k in common):
+        group = [k for k in common if (k[1], k[2]) == (strategy, writer)]
+        for m in [*metrics, *[x for x in INFO if x not in metrics]]:
+            bs = [x for x in (_mean(b_cells[k], m) for k in group) if x is not None]
+            ns = [x for x in (_mean(n_cells[k], m) for k in group) if x is not None]
+            if not bs and not ns:
+                continue
+            agg = sum if m in COUNTS else (lambda v: sum(v) / len(v))
+            d = Diff(m, strategy, writer, base=agg(bs) if bs else None, new=agg(ns) if ns else None, cells=len(ns),
+                     threshold=gate.threshold(m) if m in metrics else None)
+            d.interval = _diff_interval([(k[0], b_cells[k], n_cells[k]) for k in group], m)
+            if m in COUNTS and d.interval is not None:   # a count's mean is a sum over the cells
+                scale = len(group)
+                d.interval = Interval(d.interval.mean * scale, d.interval.low * scale, d.interval.high * scale,
+                                      d.interval.groups, d.interval.values)
+            res.means.append(_judge(d, gate))
+    return res
+
+
+def build_gate(args: argparse.Namespace) -> Gate:
+    gate = load_gate(Path(args.gate)) if args.gate else Gate()
+    if args.max_drop is not None:
+        if args.max_drop < 0:
+            raise BadInput("--max-drop: must be >= 0")
+        gate.max_drop = args.max_drop
+    for text in args.threshold or ():
+        tag, metric, x = parse_flag(text, "--threshold")
+        if tag:
+            gate.tags.setdefault(tag, {})[metric] = x
+        else:
+            gate.metrics[metric] = x
+    gate.noise_aware = gate.noise_aware or args.noise_aware
+    gate.all_cells = gate.all_cells or args.all_cells
+    return gate
+
+
+def run_tags(*args: str) -> dict[str, set[str]]:
+    """Scenario tags from the runs' scenarios.csv (NEW's first)."""
+    from .results import scenario_tags
+
+    found: dict[str, set[str]] = {}
+    for a in reversed(args):
+        found.update(scenario_tags(summary_path(a).parent))
+    return found
 
 
 def main(argv: list[str]) -> int:
+    from . import compare_out
+
     ap = argparse.ArgumentParser(prog="compaction-bench compare",
-                                 description="Exit 1 when NEW is worse than BASE by more than --max-drop.")
+                                 description="Exit 1 when NEW is worse than BASE beyond the gate, in any cell or "
+                                             "in a strategy's mean.")
     ap.add_argument("base", help="baseline results directory or summary.csv")
     ap.add_argument("new", help="new results directory or summary.csv")
-    ap.add_argument("--max-drop", type=float, default=DEFAULT_MAX_DROP,
-                    help=f"largest allowed drop of a 0-1 quality metric (default {DEFAULT_MAX_DROP})")
+    ap.add_argument("--gate", metavar="FILE", help="gate file: thresholds per metric and scenario tag (README)")
+    ap.add_argument("--max-drop", type=float, default=None,
+                    help="largest allowed worsening of a quality metric (default 0.02, or the gate file's)")
+    ap.add_argument("--threshold", action="append", metavar="[TAG:]METRIC=X",
+                    help="a metric's threshold, for every cell or for the scenarios with TAG (repeatable)")
+    ap.add_argument("--noise-aware", action="store_true",
+                    help="fail only where a drop is beyond the threshold and outside its 95%% interval")
+    ap.add_argument("--all-cells", action="store_true", help="every cell of BASE must be in NEW")
+    ap.add_argument("--format", choices=compare_out.FORMATS, default="text", help="output format (default text)")
+    ap.add_argument("--output", metavar="FILE", help="write the output there instead of stdout")
     args = ap.parse_args(argv)
-    if args.max_drop < 0:
-        raise BadInput("--max-drop: must be >= 0")
+    gate = build_gate(args)
     base, new = read_summary(args.base), read_summary(args.new)
     failed = failed_cells(args.new)
-    base_keys = {cell_key(r) for r in base}
-    if not any(cell_key(r) in base_keys for r in new) and not failed:
+    b_cells, n_cells = ({tuple(r[c] for c in CELL) for r in rows} for rows in (base, new))
+    if not b_cells & n_cells and not failed:
         raise BadInput(f"{args.new}: no cell in common with {args.base}")
-    rows, problems = compare(base, new, args.max_drop, failed)
-    writers = {r["writer"] for r in rows}
-    cols = ["strategy", *(["writer"] if len(writers) > 1 else []), "metric", "cells", "base", "new", "delta",
-            "status"]
-    print(format_table(rows, cols))
-    extra = sum(cell_key(r) not in base_keys for r in new)
+    tags = run_tags(args.base, args.new)
+    res = compare(base, new, gate, failed, tags)
+    if gate.tags and not tags:
+        res.notes.append("the gate names scenario tags, but neither run has a scenarios.csv saying which scenario "
+                         "has which; tag thresholds were not applied")
+    extra = len(n_cells - b_cells)
     if extra:
-        print(f"note: {extra} cell(s) of NEW are not in BASE and were not compared")
-    for p in problems:
-        print(f"regression: {p}", file=sys.stderr)
-    print(f"{len(problems)} regression(s) beyond --max-drop {args.max_drop}" if problems
-          else f"no regression beyond --max-drop {args.max_drop}")
-    return 1 if problems else 0
+        res.notes.append(f"{extra} cell(s) of NEW are not in BASE and were not compared")
+    text = compare_out.render(res, args.format)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(f"--output: cannot write {args.output}: {exc.strerror or exc}") from None
+    else:
+        print(text, end="" if text.endswith("\n") else "\n", flush=True)
+    return 0 if res.passed else 1
 
 
-__all__ = ["compare", "main", "HIGHER", "LOWER"]
+__all__ = ["compare", "main", "Diff", "Result", "read_summary", "failed_cells"]

@@ -68,6 +68,26 @@ def read_csv(path: Path) -> list[dict[str, str]]:
             raise
 
 
+SCENARIO_COLUMNS = ["scenario", "tags", "window", "title"]
+
+
+def write_scenarios(out: Path, scenarios: list[Any]) -> None:
+    """scenarios.csv: each planned scenario's id and tags (space-separated), so a gate can hold a tag of
+    scenarios to its own thresholds without the scenario files."""
+    path = out / "scenarios.csv"
+    tmp = path.with_name(".scenarios.csv.tmp")
+    tmp.unlink(missing_ok=True)
+    append_csv(tmp, SCENARIO_COLUMNS, [{"scenario": s.id, "tags": " ".join(s.tags), "window": s.window,
+                                        "title": s.title} for s in scenarios])
+    os.replace(tmp, path)
+
+
+def scenario_tags(run_dir: Path) -> dict[str, set[str]]:
+    """Tags per scenario id from a run's scenarios.csv ({} for a run without one)."""
+    return {r["scenario"]: set((r.get("tags") or "").split()) for r in read_csv(run_dir / "scenarios.csv")
+            if r.get("scenario")}
+
+
 def done_cells(out: Path) -> set[tuple[str, ...]]:
     """The cells whose summary row is whole (bench.resume says what whole is)."""
     from .resume import summary_rows

@@ -28,7 +28,8 @@ from .models import build as build_model
 from .models.base import Model, ModelConfig, is_offline
 from .models.cache import ANSWERED, responses_dir
 from .replay import ReplayOptions, replay
-from .results import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv, cell_key, done_cells, format_table, read_csv
+from .results import (KEY_COLUMNS, SUMMARY_COLUMNS, append_csv, cell_key, done_cells, format_table, read_csv,
+                      write_scenarios)
 from .scenario import Scenario
 from .settings import check_run, result_changes
 from .scoring import settings
@@ -129,17 +130,20 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
         cache_dir = responses_dir(bool(responses.get("enabled", True)), responses.get("dir"))
         refresh = bool(responses.get("refresh", False))
         scoring = settings(cfg)
-        writer = model_config(cfg.writer, cfg.seed, cache_dir, refresh)
-        writers = {name: _writers(writer, cfg, name) for name in names}
+        seeds = range(cfg.seed, cfg.seed + int(cfg.get("repeats") or 1))   # repeats: one cell per seed
+        writers = {(name, seed): _writers(model_config(cfg.writer, seed, cache_dir, refresh), cfg, name)
+                   for name in names for seed in seeds}
         for scenario in cache[tuple(patterns)]:
             for name in names:
-                for w in writers[name]:
-                    cells.append(Cell(scenario, name, strategy_config(cfg, name), w, cfg.window or scenario.window,
-                                      cfg.seed, cfg.markers, cfg.reserve_output, cfg.margin,
-                                      cfg.encoding or encoding_for(w.model),
-                                      model_config(cfg.agent, cfg.seed, cache_dir, refresh),
-                                      model_config(cfg.judge, cfg.seed, cache_dir, refresh), scoring, variant,
-                                      _oracle(cfg, name)))
+                for i in range(len(writers[name, seeds[0]])):
+                    for seed in seeds:
+                        w = writers[name, seed][i]
+                        cells.append(Cell(scenario, name, strategy_config(cfg, name), w,
+                                          cfg.window or scenario.window, seed, cfg.markers, cfg.reserve_output,
+                                          cfg.margin, cfg.encoding or encoding_for(w.model),
+                                          model_config(cfg.agent, seed, cache_dir, refresh),
+                                          model_config(cfg.judge, seed, cache_dir, refresh), scoring, variant,
+                                          _oracle(cfg, name)))
     _check_room(cells)
     for c in {c.label: c for c in cells}.values():
         make_strategy(c.strategy, c.strategy_cfg)  # fail on a bad strategy config before anything runs
@@ -414,7 +418,14 @@ def _model_key(cfg: ModelConfig) -> str:
 def run(overrides: list[str], multirun: bool = False) -> int:
     from omegaconf import OmegaConf
 
+    from .settings import shard_spec
+
     cells, cfg, cfgs = plan(overrides, multirun)
+    planned, spec = cells, shard_spec(cfg.get("shard"))
+    if spec is not None:
+        from .shard import select
+
+        cells = select(cells, spec)
     out = out_dir(cfg)
     configs = [redact(OmegaConf.to_container(c, resolve=True)) for c in cfgs]
     try:
@@ -424,6 +435,11 @@ def run(overrides: list[str], multirun: bool = False) -> int:
         raise BadInput(f"out: cannot write results to {out}: {exc.strerror or exc}")
     try:
         _check_same_settings(out / "config.yaml", configs)
+        if spec is not None:
+            from .shard import write_plan
+
+            write_plan(out, spec, [c.name for c in planned])
+        write_scenarios(out, list({c.scenario.id: c.scenario for c in planned}.values()))
         shutil.rmtree(out / ".cells", ignore_errors=True)
         (out / "config.yaml").write_text(_dump({**configs[0], "overrides": [redact_override(o) for o in overrides],
                                                 **({"sweep": configs} if len(configs) > 1 else {})}))
@@ -467,8 +483,10 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
     failures = _role_failures(rows)
     summary = read_csv(out / "summary.csv")
     if summary:
+        from .repeats import write_spread
         from .report import write_report
 
+        write_spread(out)
         try:
             write_report(out)
         except (OSError, BadInput) as exc:   # the cells are stored; only the report is missing
@@ -477,6 +495,8 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
     order = {c.key: i for i, c in enumerate(cells)}   # workers finish in any order; the table keeps the plan's
     summary.sort(key=lambda r: order.get(cell_key(r), len(order)))
     print(format_table(summary))
+    if (out / "repeats.csv").exists():
+        print(f"repeats: each cell's mean and spread over its repeats, and probes' pass^k: {out / 'repeats.csv'}")
     print(f"results: {out}")
     for f in failures:
         print(f"error: {f}", file=sys.stderr)

@@ -11,8 +11,8 @@ from .config import SECRET_KEY, SECRET_VALUE, USERINFO
 from .errors import BadInput
 
 # Keys that only choose which cells exist (or where they go); everything else changes a cell's result.
-CELL_SET_KEYS = {"scenarios", "strategies", "stress", "writer.model", "window", "seed", "out", "resume", "concurrency",
-                 "responses", "overrides", "sweep"}
+CELL_SET_KEYS = {"scenarios", "strategies", "stress", "writer.model", "window", "seed", "repeats", "shard", "out",
+                 "resume", "concurrency", "responses", "overrides", "sweep"}
 
 
 def _int(value: Any, key: str, problems: list[str], *, minimum: int, optional: bool) -> None:
@@ -53,6 +53,9 @@ def check_run(cfg: Any) -> tuple[list[str], list[str]]:
                         for x in stress if x not in PROFILES)
     _int(plain.get("window"), "window", problems, minimum=1, optional=True)
     _int(plain.get("seed"), "seed", problems, minimum=0, optional=False)
+    _int(plain.get("repeats", 1), "repeats", problems, minimum=1, optional=False)
+    if plain.get("shard") is not None and shard_spec(plain["shard"]) is None:
+        problems.append(f"shard: must be I/N with 1 <= I <= N (e.g. shard=2/4), got {plain['shard']!r}")
     _int(plain.get("reserve_output"), "reserve_output", problems, minimum=0, optional=True)
     _int(plain.get("margin"), "margin", problems, minimum=0, optional=True)
     _int(plain.get("concurrency"), "concurrency", problems, minimum=1, optional=False)
@@ -95,6 +98,17 @@ def check_run(cfg: Any) -> tuple[list[str], list[str]]:
     if problems:
         raise BadInput(problems)
     return scenarios, strategies
+
+
+def shard_spec(value: Any) -> tuple[int, int] | None:
+    """`2/4` -> (2, 4); None when it is not I/N with 1 <= I <= N."""
+    if isinstance(value, bool) or not isinstance(value, str):
+        return None
+    i, slash, n = value.strip().partition("/")
+    if not slash or not i.strip().isdigit() or not n.strip().isdigit():
+        return None
+    i_, n_ = int(i), int(n)
+    return (i_, n_) if 1 <= i_ <= n_ <= 100_000 else None
 
 
 def _roles_and_responses(plain: dict[str, Any]) -> list[str]:

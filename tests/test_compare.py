@@ -29,7 +29,7 @@ def test_a_drop_beyond_max_drop_fails(tmp_path, capsys):
     base = run_dir(tmp_path, "a", ROW)
     new = run_dir(tmp_path, "b", {**ROW, "goal_retention": 0.7})
     assert cli(["compare", str(base), str(new), "--max-drop", "0.05"]) == 1
-    assert "goal_retention" in capsys.readouterr().err
+    assert "goal_retention" in capsys.readouterr().out
     assert cli(["compare", str(base), str(new), "--max-drop", "0.2"]) == 0
 
 
@@ -54,7 +54,7 @@ def test_a_cell_that_failed_then_finished_on_resume_passes(tmp_path, capsys):
     new = run_dir(tmp_path, "b", ROW)          # the resumed run wrote its row; errors.jsonl keeps the old failure
     (new / "errors.jsonl").write_text(json.dumps({"cell": "s1/naive/offline/1000/0", "error": "boom"}) + "\n")
     assert cli(["compare", str(base), str(new)]) == 0
-    assert "failed in NEW" not in capsys.readouterr().err
+    assert "failed in NEW" not in capsys.readouterr().out
 
 
 def test_a_summary_without_key_columns_is_bad_input(tmp_path, capsys):
@@ -106,8 +106,8 @@ def test_a_strategy_that_stops_compacting_fails_the_gate_on_overflow(tmp_path, c
                 "probes.enabled=false", f"out={out}"]) == 0
     capsys.readouterr()
     assert cli(["compare", str(BASELINE), str(out)]) == 1
-    err = capsys.readouterr().err
-    assert "naive/offline: overflow_requests 0 -> " in err and "no provider would serve" in err
+    out = capsys.readouterr().out
+    assert "naive/offline: overflow_requests 0 -> " in out and "no provider would serve" in out
 
 
 def test_an_overflow_rise_fails_whatever_the_threshold(tmp_path):

@@ -107,6 +107,8 @@ class LitellmModel(Model):
             req["max_tokens"] = int(limit)
         if tools:
             req["tools"] = tools
+        if self.cfg.seed:   # a repeat after the first asks for its own sampling seed (OpenAI, vLLM, llama.cpp)
+            req["seed"] = int(self.cfg.seed)
         req.update(self.cfg.extra)
         return req
 

@@ -107,6 +107,7 @@ def build(run_dir: Path) -> Doc:
         doc.table(Table(icols, _rows(idle, icols), "Cells where the strategy never compacted: the session fit, "
                                                    "so these scores are the oracle's context, not the "
                                                    "strategy's; left out of the means above."))
+    _intervals(doc, scored, quality, run_dir)
     cols = ["strategy", *data.present(per, cost)]
     doc.table(Table(cols, _rows(per, cols), "Tokens and cost: means per cell (one session)."))
     doc.figure(figures.bars(per, "strategy", data.present(per, ["goal_retention", "constraint_fidelity",
@@ -181,6 +182,30 @@ def build(run_dir: Path) -> Doc:
                                                                                   "cache_hit_rate"])]
     doc.table(Table(ccols, _rows(summary, ccols)))
     return doc
+
+
+def _intervals(doc: Doc, scored, quality: list[str], run_dir: Path) -> None:
+    """The headline means with their 95% intervals and a verdict against the first strategy."""
+    from . import data
+
+    iv = data.intervals(scored, [m for m in quality if m != "overflow_requests"])
+    if iv.empty:
+        return
+    ref = [c for c in iv.columns if c.startswith("vs ")]
+    repeats = int(scored.groupby(["scenario", "strategy", "writer", "window"])["seed"].nunique().max())
+    cols = ["strategy", "metric", "cells", "mean [95%]", *ref]
+    doc.table(Table(cols, _rows(iv, cols), "95% intervals: bootstrap over scenarios and repeats "
+                                           f"({repeats} per cell; bench/stats.py). The verdict is against the first "
+                                           "strategy, paired by scenario and seed: better or worse when the whole "
+                                           "interval of the difference is on one side of 0, else tied. Offline "
+                                           "runs are deterministic: their intervals come from the scenarios "
+                                           "alone."))
+    pk = data.pass_k(run_dir)
+    if not pk.empty:
+        pcols = list(pk.columns)
+        doc.table(Table(pcols, _rows(pk, pcols), "Probes over repeats: probe_pass_rate is the mean pass rate; "
+                                                 "probe_pass_k counts a probe as kept only when it passed in every "
+                                                 "repeat (pass^k)."))
 
 
 def _models(doc: Doc, summary, cfg: dict[str, Any]) -> None:

@@ -168,3 +168,57 @@ def compaction_outcomes(records: list[dict[str, Any]]):
         f"{name} {n}" for name, n in k.value_counts().items()))
     out["fallbacks"] = [kinds.get(s, "") for s in out["strategy"]]
     return out
+
+
+def intervals(df, metrics: list[str]):
+    """Per strategy and metric: the mean with its 95% interval (bench.stats: bootstrap over scenarios and
+    repeats) and a verdict against the first strategy, paired by scenario, window and seed. Offline
+    cells are deterministic, so their intervals come from the scenarios alone."""
+    import pandas as pd
+
+    from ..metrics import higher_is_better
+    from ..stats import interval, paired_interval, verdict
+
+    strategies = list(dict.fromkeys(df["strategy"]))
+    if not strategies:
+        return pd.DataFrame()
+    ref = strategies[0]
+    rows = []
+    for m in present(df, metrics):
+        vals = df[df[m].notna()]
+        keyed = {s: {(r.scenario, r.window, r.writer, r.seed): r[m] for _, r in g.iterrows()}
+                 for s, g in vals.groupby("strategy", sort=False)}
+        for s in strategies:
+            if s not in keyed:
+                continue
+            by_scen: dict = {}
+            for (scen, *_), v in keyed[s].items():
+                by_scen.setdefault(scen, []).append(float(v))
+            iv = interval(by_scen.values())
+            row = {"strategy": s, "metric": m, "cells": len(keyed[s]), "mean [95%]": iv.text() if iv else ""}
+            if s != ref and ref in keyed:
+                pairs: dict = {}
+                for k, v in keyed[s].items():
+                    if k in keyed[ref]:
+                        pairs.setdefault(k[0], []).append((float(keyed[ref][k]), float(v)))
+                diff = paired_interval(pairs.values()) if pairs else None
+                row[f"vs {ref}"] = f"{verdict(diff, higher_is_better(m))} {diff.text()}" if diff else ""
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def pass_k(run_dir: Path):
+    """Mean probe pass^k per strategy and writer from repeats.csv (empty without repeats or probes)."""
+    import pandas as pd
+
+    from ..results import read_csv
+
+    rows = [r for r in read_csv(run_dir / "repeats.csv") if r.get("probe_pass_k") not in (None, "")]
+    if not rows:
+        return pd.DataFrame()
+    df = pd.DataFrame(rows)
+    df = df.assign(probe_pass_k=df["probe_pass_k"].astype(float), probe_pass_rate=pd.to_numeric(
+        df["probe_pass_rate"], errors="coerce"), repeats=df["repeats"].astype(int))
+    return df.groupby(["strategy", "writer"], sort=False).agg(
+        cells=("probe_pass_k", "size"), repeats=("repeats", "max"), probe_pass_rate=("probe_pass_rate", "mean"),
+        probe_pass_k=("probe_pass_k", "mean")).reset_index()

@@ -4,7 +4,9 @@ Tests drive the litellm path end to end against it (no patching), so what
 they check is what happens with vLLM, llama.cpp or a provider: retries,
 timeouts, usage parsing, the response cache. Wire messages are turned back
 into `Message`s and answered by `OfflineModel`, so registered players work
-over HTTP too. Faults are queued on demand::
+over HTTP too. `vary=PROFILE` makes it answer with seeded variation (the
+offline writer under a stress profile, seeded by the request's `seed`), so repeats of a run over
+HTTP differ as a sampling model's do, and each repeat is reproducible. Faults are queued on demand::
 
     with LoopbackServer() as srv:
         srv.fail("429", times=2, retry_after=0.1)
@@ -27,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from ..messages import Message, make
+from ..models.base import ModelConfig
 from ..models.offline import OfflineModel
 from ..scenario import Call
 from ..tokens import Tokenizer, tokenizer
@@ -45,9 +48,17 @@ class Fault:
 
 class LoopbackServer:
     def __init__(self, *, cached_tokens: int = 0, lifetime: float = 300.0, max_body: int = 32 << 20,
-                 tok: Tokenizer | None = None):
+                 tok: Tokenizer | None = None, vary: str | None = None):
         self.tok = tok or tokenizer()
         self.model = OfflineModel(tok=self.tok)
+        # vary=PROFILE: answer as the offline writer under that stress profile (offline:PROFILE), seeded by
+        # the request's `seed`, so repeats over HTTP differ from each other and each is reproducible
+        self.vary = vary
+        if vary is not None:
+            from ..models.offline.stress import PROFILES
+
+            if vary not in PROFILES:
+                raise ValueError(f"unknown variation profile {vary!r}; one of {', '.join(PROFILES)}")
         self.cached_tokens = cached_tokens   # reported as prompt_tokens_details.cached_tokens (capped)
         self.lifetime, self.max_body = lifetime, max_body
         self.calls = 0                       # POSTs to /v1/chat/completions, faults included
@@ -113,7 +124,12 @@ class LoopbackServer:
         """A chat.completion for `body`, from the offline model."""
         messages = from_wire(body.get("messages") or [], self.tok)
         limit = body.get("max_tokens") or body.get("max_completion_tokens")
-        reply = asyncio.run(self.model.chat(messages, tools=body.get("tools"), max_tokens=limit))
+        model = self.model
+        if self.vary is not None:
+            seed = body.get("seed")
+            model = OfflineModel(ModelConfig(model=f"offline:{self.vary}", seed=seed if isinstance(seed, int) else 0),
+                                 tok=self.tok)
+        reply = asyncio.run(model.chat(messages, tools=body.get("tools"), max_tokens=limit))
         usage: dict[str, Any] = {"prompt_tokens": reply.usage.input_tokens,
                                  "completion_tokens": reply.usage.output_tokens,
                                  "total_tokens": reply.usage.input_tokens + reply.usage.output_tokens}
@@ -268,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--retry-after", type=float, default=0.1)
     p.add_argument("--cached-tokens", type=int, default=0)
     p.add_argument("--lifetime", type=float, default=3600.0)
+    p.add_argument("--vary", metavar="PROFILE", default=None,
+                   help="answer with seeded variation: the offline writer under this stress profile (e.g. "
+                        "realistic), seeded by each request's seed, so repeats differ run to run")
     p.add_argument("--players", nargs="*", default=None, metavar="MODULE",
                    help="modules that teach the offline model their turns (default: every configured "
                         "strategy's module and the probe judge)")
@@ -277,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     import signal
 
     signal.signal(signal.SIGTERM, lambda *_: server._stop.set())
-    server = LoopbackServer(cached_tokens=args.cached_tokens, lifetime=args.lifetime).start()
+    server = LoopbackServer(cached_tokens=args.cached_tokens, lifetime=args.lifetime, vary=args.vary).start()
     for spec in args.fail:
         kind, _, n = spec.partition(":")
         server.fail(kind, int(n or 1), retry_after=args.retry_after)
