@@ -20,9 +20,10 @@ SCENARIO = ROOT / "scenarios" / "hand" / "pr-queue-small.yaml"
 
 
 def commands(config_dir: str = CONFIG) -> dict[str, str]:
-    run = f"compaction-bench run --config-dir {config_dir} suite=mine strategies=[my_summary,truncate]"
-    return {"baseline": f"{run} out=results/baseline", "run_new": f"{run} out=results/new",
-            "gate": "compaction-bench compare results/baseline results/new"}
+    cells = f"--config-dir {config_dir} suite=mine strategies=[my_summary,truncate]"
+    return {"baseline": f"compaction-bench baseline {cells} --out {config_dir}/baseline",
+            "run_new": f"compaction-bench run {cells} out=results/new",
+            "gate": f"compaction-bench compare {config_dir}/baseline results/new"}
 
 
 def files(config_dir: str = CONFIG) -> dict[str, str]:
@@ -32,7 +33,7 @@ def files(config_dir: str = CONFIG) -> dict[str, str]:
         install = f"compaction-bench=={metadata.version('compaction-bench')}"
     except metadata.PackageNotFoundError:
         install = "compaction-bench"
-    fill = {"config_dir": config_dir, "scenarios_dir": "scenarios", "baseline": "results/baseline",
+    fill = {"config_dir": config_dir, "scenarios_dir": "scenarios", "baseline": f"{config_dir}/baseline",
             "install": install, **cmd}
     text = lambda name: (HERE / name).read_text(encoding="utf-8").format(**fill)   # noqa: E731
     return {f"{config_dir}/my_summary.py": (HERE / "my_summary.py").read_text(encoding="utf-8"),
@@ -62,7 +63,7 @@ def main(argv: list[str]) -> int:
     for rel in todo:
         print(f"  {rel}")
     cmd = commands()
-    print("\nrun the starter strategy offline, keep the result as the baseline, then gate a change:")
+    print("\nkeep the starter's scores as a baseline (commit it), then run a change and gate it, all offline:")
     if root.resolve() != Path.cwd().resolve():
         print(f"  cd {a.dir}")
     print(f"  {cmd['baseline']}\n  {cmd['run_new']}\n  {cmd['gate']}")

@@ -18,7 +18,7 @@ def test_the_printed_commands_run_the_starter_and_gate_it(tmp_path):
     code, out, err = cli("init", cwd=tmp_path)
     assert code == 0, err
     steps = printed_commands(out)
-    assert [s[0] for s in steps] == ["run", "run", "compare"]
+    assert [s[0] for s in steps] == ["baseline", "run", "compare"]
     for step in steps:
         code, out, err = cli(*step, cwd=tmp_path)
         assert code == 0, (step, err)
@@ -50,7 +50,7 @@ def test_the_workflow_runs_the_printed_commands(tmp_path):
     code, out, _ = cli("init", "repo", cwd=tmp_path)
     flow = yaml.safe_load((tmp_path / "repo" / ".github" / "workflows" / "compaction-bench.yml").read_text())
     runs = [step["run"] for step in flow["jobs"]["compaction"]["steps"] if "run" in step]
-    assert [" ".join(["compaction-bench", *s]) for s in printed_commands(out)][1:] == runs[1:]
+    assert [" ".join(["compaction-bench", *s]) for s in printed_commands(out)][1:] == runs[1:3]
     assert out.splitlines().count("  cd repo") == 1
 
 
