@@ -38,6 +38,7 @@ class WriterEndpoint:
     def __init__(self, writer: Model, tok: Tokenizer, loop: asyncio.AbstractEventLoop, *, wait: float = 3600.0):
         self.writer, self.tok, self.loop, self.wait = writer, tok, loop, wait
         self.known: dict[str, Message] = {}     # hash -> the cell's own message with that content
+        self.loose: dict[tuple, Message] = {}   # the same for messages with calls, minus the arguments' JSON
         self.open = False                       # calls are served only while a strategy request is under way
         self.calls = 0
         self.in_flight = 0
@@ -54,6 +55,8 @@ class WriterEndpoint:
     def know(self, messages: list[Message]) -> None:
         for m in messages:
             self.known.setdefault(m.hash, m)
+            if m.calls:
+                self.loose.setdefault(_loose(m), m)
 
     def busy(self) -> float:
         """Seconds spent in writer calls so far, the one under way included."""
@@ -75,6 +78,10 @@ class WriterEndpoint:
 
     def _recognise(self, msg: Message) -> Message:
         own = self.known.get(msg.hash)
+        if own is None and msg.calls:   # arguments re-serialised by another language: 1 may come back as 1.0
+            own = self.loose.get(_loose(msg))
+            if own is not None and [c.args for c in own.calls] != [c.args for c in msg.calls]:
+                own = None
         if own is not None:
             return own
         return make(self.tok, id=f"request-{self.calls}-{msg.id}", role=msg.role, text=msg.text, tag=REQUEST_TAG,
@@ -114,6 +121,10 @@ class WriterEndpoint:
                 if self.in_flight == 0:
                     self.busy_s += time.perf_counter() - self._since
         return 200, completion(reply, model=reply.model or self.writer.name, n=self.calls)
+
+
+def _loose(m: Message) -> tuple:
+    return (m.role, m.text, tuple((c.id, c.tool) for c in m.calls))
 
 
 def _handler(endpoint: WriterEndpoint) -> type[BaseHTTPRequestHandler]:

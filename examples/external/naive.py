@@ -124,14 +124,18 @@ class Naive:
         return (self.system["tokens"] + sum(m["tokens"] for m in msgs)
                 + self.per_message * (len(msgs) + 1) + self.per_request)
 
-    def prepare(self, added: list[dict]) -> dict:
+    def prepare(self, added: list[dict], appended: int) -> dict:
+        """`added`: the messages recorded since the last exchange; the bench already appended the first
+        `appended` of them to the context (it did not ask, as `wake_above` allowed)."""
         self.messages.extend(added)
+        self.sent.extend(m["id"] for m in added[:appended])
         self.announced.update(m["id"] for m in added)
         comp = None
         size = self.size()
         if size > self.trigger or size > self.limit:
             comp = self.compact()
-        reply = {"type": "context", **self.delta()}
+        # no need to ask again while the context only grows and stays within both thresholds
+        reply = {"type": "context", **self.delta(), "wake_above": min(self.trigger, self.limit)}
         if comp is not None:
             reply["compaction"] = comp
         return reply
@@ -244,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     strategy = Naive(bench, begin, a.budget, a.keep_last, a.trigger, prompt)
     while (msg := bench.receive()) is not None:
         if msg["type"] == "prepare":
-            bench.send(strategy.prepare(msg["add"]))
+            bench.send(strategy.prepare(msg["add"], msg.get("appended", 0)))
         elif msg["type"] == "end":
             break
     return 0

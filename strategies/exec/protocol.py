@@ -106,6 +106,16 @@ def written(tok: Tokenizer, item: dict[str, Any], where: str) -> Message:
         raise ExternalError(f"{where}: {exc}") from None
 
 
+def wake_above(reply: dict[str, Any]) -> int | None:
+    """The reply's promise: until a request would exceed this many tokens, every recorded message is
+    simply appended, so the bench need not ask (the messages still reach the process, in the next
+    `prepare`, counted in its `appended`)."""
+    value = reply.get("wake_above")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ExternalError(f"\"wake_above\" must be a whole number of tokens >= 0 or absent, got {value!r}")
+    return value
+
+
 def compaction(raw: Any, before: int, after: int, where: str) -> Compaction:
     """The compaction report; before/after default to the bench's own sizes of the request."""
     if not isinstance(raw, dict):
@@ -144,4 +154,4 @@ def _preview(text: str, n: int = 120) -> str:
     return repr(text[:n] + ("..." if len(text) > n else "")) if text else "(an empty line)"
 
 
-__all__ = ["VERSION", "ExternalError", "begin", "message", "decode", "hello", "written", "compaction"]
+__all__ = ["VERSION", "ExternalError", "begin", "message", "decode", "hello", "written", "wake_above", "compaction"]

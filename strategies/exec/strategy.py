@@ -23,6 +23,7 @@ from bench.endpoint import WriterEndpoint
 from bench.messages import Message
 from bench.models.litellm_model import SECRET_NAME
 from bench.strategy import Compaction, Session, Strategy
+from bench.tokens import PER_MESSAGE
 
 from . import protocol as P
 from .process import Child, environment
@@ -50,7 +51,10 @@ class Exec(Strategy):
     def begin(self, session: Session) -> None:
         super().begin(session)
         self.known: dict[str, Message] = {"system": session.system}   # id -> message, for references
-        self.pending: list[Message] = []       # recorded since the last prepare, sent with the next one
+        self.pending: list[Message] = []       # recorded since the last exchange, sent with the next one
+        self.appended = 0                      # of those, how many `wake_above` already put in the context
+        self.wake: int | None = None           # the process's `wake_above`: no exchange while requests stay within it
+        self.served = 0                        # tokens of the request as last served (system prompt included)
         self.requests = 0
         self.child: Child | None = None
         self.endpoint: WriterEndpoint | None = None
@@ -74,6 +78,13 @@ class Exec(Strategy):
 
     async def prepare(self) -> Compaction | None:
         self.requests += 1
+        if self.wake is not None:
+            fresh = self.pending[self.appended:]
+            size = self.served + sum(m.tokens + PER_MESSAGE for m in fresh)
+            if size <= self.wake:      # the process asked not to be woken for this: append, as it would
+                self.messages.extend(fresh)
+                self.appended, self.served = len(self.pending), size
+                return None
         where = f"request {self.requests}" + (f" (after message {self.pending[-1].id})" if self.pending else "")
         try:
             return await self._exchange()
@@ -84,13 +95,15 @@ class Exec(Strategy):
         child = self.child or await self._start()
         endpoint = self.endpoint
         assert endpoint is not None
-        added, self.pending = self.pending, []
+        added, appended = self.pending, self.appended
+        self.pending, self.appended = [], 0
         endpoint.know(added)
-        before = self.session.size([*self.messages, *added])
+        before = self.session.size([*self.messages, *added[appended:]])
         calls = endpoint.calls
         endpoint.open = True
         try:
-            await child.send({"type": "prepare", "request": self.requests, "add": [P.message(m) for m in added]})
+            await child.send({"type": "prepare", "request": self.requests, "add": [P.message(m) for m in added],
+                              **({"appended": appended} if appended else {})})
             while True:
                 reply = P.decode(await child.receive(self.timeout, endpoint.busy))
                 if reply["type"] == "count":
@@ -102,6 +115,7 @@ class Exec(Strategy):
         finally:
             endpoint.open = False
         self.messages = self.resolve(reply)
+        self.served, self.wake = self.size(), P.wake_above(reply)
         if reply.get("compaction") is None:
             if endpoint.calls > calls:
                 raise P.ExternalError(f"it called the writer {endpoint.calls - calls} time(s) but its reply has no "
