@@ -22,8 +22,8 @@ GRACE = 2.0                  # seconds a process gets to exit after `end` before
 
 
 class Child:
-    def __init__(self, command: list[str], env: dict[str, str], cwd: str | None):
-        self.command, self.env, self.cwd = command, env, cwd
+    def __init__(self, command: list[str], env: dict[str, str], cwd: str | None, name: str = "exec"):
+        self.command, self.env, self.cwd, self.name = command, env, cwd, name
         self.proc: asyncio.subprocess.Process | None = None
         self._err: deque[bytes] = deque()
         self._err_size = 0
@@ -69,8 +69,8 @@ class Child:
         while True:
             left = timeout - (time.perf_counter() - started - (busy() - spent))
             if left <= 0:
-                raise ExternalError(f"no reply within {timeout:g} s (strategy.*.timeout; its writer calls do not "
-                                    f"count){self.last_words()}")
+                raise ExternalError(f"no reply within {timeout:g} s (strategy.{self.name}.timeout; its writer "
+                                    f"calls do not count){self.last_words()}")
             try:
                 async with asyncio.timeout(left):
                     line = await self.proc.stdout.readline()

@@ -47,6 +47,8 @@ class Exec(Strategy):
                              "(and the process reaches models through the writer endpoint)")
         self.argv, self.timeout, self.env, self.cwd = argv, float(timeout), {k: str(v) for k, v in env.items()}, cwd
         self.calls_writer = bool(calls_writer)
+        # how error lines name it: the program and its script, without their folders
+        self.program = " ".join(Path(a).name for a in argv[:2])
 
     def begin(self, session: Session) -> None:
         super().begin(session)
@@ -70,7 +72,7 @@ class Exec(Strategy):
         self.endpoint = WriterEndpoint(self.session.writer, self.session.tok, asyncio.get_running_loop()).start()
         self.endpoint.know([self.session.system])
         env = environment(self.env, self.endpoint.url, lambda k: bool(SECRET_NAME.search(k)))
-        self.child = child = Child(self.argv, env, self.cwd)
+        self.child = child = Child(self.argv, env, self.cwd, self.name or "exec")
         await child.start()
         await child.send(P.begin(self.session))
         P.hello(P.decode(await child.receive(self.timeout, self.endpoint.busy)))
@@ -89,7 +91,7 @@ class Exec(Strategy):
         try:
             return await self._exchange()
         except P.ExternalError as exc:
-            raise P.ExternalError(f"external strategy {' '.join(self.argv)}: {where}: {exc}") from None
+            raise P.ExternalError(f"external strategy {self.program}: {where}: {exc}") from None
 
     async def _exchange(self) -> Compaction | None:
         child = self.child or await self._start()
