@@ -187,13 +187,14 @@ class Naive {
     if (!text) return this.fit(failed(before, "the writer returned no summary"), pinned);
     const problems = [];
     const counted = await this.bench.count([text], this.budget);
-    if (counted.tokens[0] > this.budget) {
-      problems.push(`summary of ${counted.tokens[0]} tokens exceeds its budget of ${this.budget}: cut to it`);
+    let tokens = counted.tokens[0];
+    if (tokens > this.budget) {
+      problems.push(`summary of ${tokens} tokens exceeds its budget of ${this.budget}: cut to it`);
       text = counted.texts[0];
+      tokens = (await this.bench.count([text])).tokens[0];
     }
     this.rounds += 1;
-    const summary = { id: `summary-${this.rounds}`, role: "user", tag: "summary", text,
-      tokens: (await this.bench.count([text])).tokens[0] };
+    const summary = { id: `summary-${this.rounds}`, role: "user", tag: "summary", text, tokens };
     this.messages = [summary, ...tail];
     const comp = { before, after: this.size(), text, problems,
       fields: { budget: this.budget, summary_tokens: summary.tokens,

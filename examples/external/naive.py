@@ -177,12 +177,13 @@ class Naive:
             return self.fit(failed(before, "the writer returned no summary"), pinned)
         problems = []
         counted = self.bench.count([text], limit=self.budget)
-        if counted["tokens"][0] > self.budget:
-            problems.append(f"summary of {counted['tokens'][0]} tokens exceeds its budget of {self.budget}: cut to it")
+        tokens = counted["tokens"][0]
+        if tokens > self.budget:
+            problems.append(f"summary of {tokens} tokens exceeds its budget of {self.budget}: cut to it")
             text = counted["texts"][0]
+            tokens = self.bench.count([text])["tokens"][0]
         self.rounds += 1
-        summary = {"id": f"summary-{self.rounds}", "role": "user", "tag": "summary", "text": text,
-                   "tokens": self.bench.count([text])["tokens"][0]}
+        summary = {"id": f"summary-{self.rounds}", "role": "user", "tag": "summary", "text": text, "tokens": tokens}
         self.messages = [summary, *tail]
         comp = {"before": before, "after": self.size(), "text": text, "problems": problems,
                 "fields": {"budget": self.budget, "summary_tokens": summary["tokens"],

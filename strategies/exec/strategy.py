@@ -104,8 +104,8 @@ class Exec(Strategy):
         calls = endpoint.calls
         endpoint.open = True
         try:
-            await child.send({"type": "prepare", "request": self.requests, "add": [P.message(m) for m in added],
-                              **({"appended": appended} if appended else {})})
+            await child.send({"type": "prepare", "request": self.requests,
+                              **({"appended": appended} if appended else {}), "add": [P.message(m) for m in added]})
             while True:
                 reply = P.decode(await child.receive(self.timeout, endpoint.busy))
                 if reply["type"] == "count":
