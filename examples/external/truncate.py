@@ -18,6 +18,8 @@ import argparse
 import json
 import sys
 
+from naive import turn_units   # its sibling (a script's folder is on sys.path): whole turns, as there
+
 VERSION = 1
 
 
@@ -49,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
                        "messages": [m["id"] for m in added[appended:]]}
         if size > limit:
             before, goal = size, int(limit * target)
-            units = turns(context)
+            units = turn_units(context)
             i = 0
             while i < len(units) - 1 and size > goal:
                 size -= sum(m["tokens"] + per for m in units[i])
@@ -64,20 +66,6 @@ def main(argv: list[str] | None = None) -> int:
         write.write(json.dumps(reply) + "\n")
         write.flush()
     return 0
-
-
-def turns(messages: list[dict]) -> list[list[dict]]:
-    """Each assistant message with the tool results answering its calls."""
-    units: list[list[dict]] = []
-    owner: dict[str, list[dict]] = {}
-    for m in messages:
-        if m["role"] == "tool" and m.get("call") in owner:
-            owner[m["call"]].append(m)
-            continue
-        units.append([m])
-        for c in m.get("calls") or ():
-            owner[c["id"]] = units[-1]
-    return units
 
 
 if __name__ == "__main__":
