@@ -209,7 +209,8 @@ send(reply)
     run_script(tmp_path, body, env={"MINE": "from config"})
     env = json.loads(report.read_text())
     assert env["COMPACTION_BENCH_WRITER_URL"].startswith("http://127.0.0.1:")
-    assert env["COMPACTION_BENCH_WRITER_URL"].endswith("/v1") and env["OPENAI_BASE_URL"] == env["COMPACTION_BENCH_WRITER_URL"]
+    url = env["COMPACTION_BENCH_WRITER_URL"]
+    assert url.endswith("/v1") and env["OPENAI_BASE_URL"] == url
     assert env["OPENAI_API_KEY"] == "compaction-bench-writer-endpoint" and env["ANTHROPIC_API_KEY"] is None
     assert env["PLAIN_SETTING"] == "kept" and env["MINE"] == "from config"
 
@@ -327,7 +328,7 @@ def test_the_endpoint_answers_only_while_a_request_is_under_way_and_refuses_stre
 def test_time_spent_in_the_writer_does_not_count_against_the_timeout(tmp_path):
     class Slow(Tooly):
         async def chat(self, messages, **kw):
-            await asyncio.sleep(1.5)
+            await asyncio.sleep(3)
             return await super().chat(messages, **kw)
 
     body = KEEP_ALL + """
@@ -336,7 +337,7 @@ if msg["request"] == 2:
     reply["compaction"] = {"text": "x"}
 send(reply)
 """
-    stats, _, _ = run_script(tmp_path, body, writer=Slow(), timeout=1)
+    stats, _, _ = run_script(tmp_path, body, writer=Slow(), timeout=2)
     assert stats.compactions == 1
 
 

@@ -18,7 +18,7 @@ BROKEN = "injected-watch"          # the scenario whose cell each fault breaks
 MODES = {   # mode -> (agent request it breaks at, what its line says)
     "kill": (3, "the process was killed by signal 9"),
     "exit": (2, "the process exited with code 3; its last stderr line: 'fault: giving up on purpose'"),
-    "hang": (2, "no reply within 1 s"),
+    "hang": (2, "no reply within 3 s (strategy.hang.timeout"),
     "garbage": (2, "its reply is not valid JSON"),
     "unknown": (4, "names unknown message id 'no-such-message'"),
     "untagged": (2, "a message the strategy wrote has no tag"),
@@ -30,7 +30,9 @@ MODES = {   # mode -> (agent request it breaks at, what its line says)
 def fault(name: str, mode: str, pids: Path) -> str:
     at, _ = MODES[mode]
     command = ",".join([sys.executable, str(FAULT), mode, BROKEN, str(at), str(pids)])
-    return f"+strategy.{name}={{_target_:strategies.exec.Exec,command:[{command}],timeout:1,calls_writer:false}}"
+    timeout = 3 if mode == "hang" else 30       # a loaded machine must not make the others' replies late
+    spec = f"_target_:strategies.exec.Exec,command:[{command}],timeout:{timeout},calls_writer:false"
+    return f"+strategy.{name}={{{spec}}}"
 
 
 @pytest.fixture(scope="module")

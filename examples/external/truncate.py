@@ -58,9 +58,10 @@ def main(argv: list[str] | None = None) -> int:
                 i += 1
             dropped = [m["id"] for u in units[:i] for m in u]
             context = [m for u in units[i:] for m in u]
+            problems = [] if size <= limit else [f"the newest turn alone needs {size} tokens"]
             reply = {"type": "context", "keep": 0, "messages": [m["id"] for m in context],
                      "compaction": {"before": before, "after": size, "fields": {"dropped": dropped},
-                                    "problems": [] if size <= limit else [f"the newest turn alone needs {size} tokens"]}}
+                                    "problems": problems}}
         if not a.every_request:
             reply["wake_above"] = limit
         write.write(json.dumps(reply) + "\n")

@@ -55,7 +55,8 @@ def decode(line: bytes) -> dict[str, Any]:
     try:
         obj = json.loads(text)
     except ValueError as exc:
-        raise ExternalError(f"its reply is not valid JSON ({exc.msg} at column {exc.colno}): {_preview(text)}") from None
+        why = f"{exc.msg} at column {exc.colno}"
+        raise ExternalError(f"its reply is not valid JSON ({why}): {_preview(text)}") from None
     except RecursionError:
         raise ExternalError(f"its reply is nested too deeply: {_preview(text)}") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):

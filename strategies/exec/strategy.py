@@ -60,13 +60,11 @@ class Exec(Strategy):
         self.requests = 0
         self.child: Child | None = None
         self.endpoint: WriterEndpoint | None = None
+        self.broken = False                    # it broke the protocol: no goodbye, it is killed at once
 
     def add(self, msg: Message) -> None:
         self.pending.append(msg)
         self.known[msg.id] = msg
-
-    def context(self) -> list[Message]:
-        return self.messages
 
     async def _start(self) -> Child:
         self.endpoint = WriterEndpoint(self.session.writer, self.session.tok, asyncio.get_running_loop()).start()
@@ -91,6 +89,7 @@ class Exec(Strategy):
         try:
             return await self._exchange()
         except P.ExternalError as exc:
+            self.broken = True
             raise P.ExternalError(f"external strategy {self.program}: {where}: {exc}") from None
 
     async def _exchange(self) -> Compaction | None:
@@ -171,6 +170,6 @@ class Exec(Strategy):
         child, endpoint = getattr(self, "child", None), getattr(self, "endpoint", None)
         self.child = self.endpoint = None
         if child is not None:
-            await child.close({"type": "end"})
+            await child.close(None if getattr(self, "broken", False) else {"type": "end"})
         if endpoint is not None:
             endpoint.stop()
