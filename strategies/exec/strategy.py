@@ -56,7 +56,7 @@ class Exec(Strategy):
         self.pending: list[Message] = []       # recorded since the last exchange, sent with the next one
         self.appended = 0                      # of those, how many `wake_above` already put in the context
         self.wake: int | None = None           # the process's `wake_above`: no exchange while requests stay within it
-        self.served = 0                        # tokens of the request as last served (system prompt included)
+        self.served = session.size([])         # tokens of the request as last served (system prompt included)
         self.requests = 0
         self.child: Child | None = None
         self.endpoint: WriterEndpoint | None = None
@@ -99,7 +99,7 @@ class Exec(Strategy):
         added, appended = self.pending, self.appended
         self.pending, self.appended = [], 0
         endpoint.know(added)
-        before = self.session.size([*self.messages, *added[appended:]])
+        before = self.served + sum(m.tokens + PER_MESSAGE for m in added[appended:])
         calls = endpoint.calls
         endpoint.open = True
         try:
@@ -115,8 +115,13 @@ class Exec(Strategy):
                 break
         finally:
             endpoint.open = False
+        old = len(self.messages)
         self.messages = self.resolve(reply)
-        self.served, self.wake = self.size(), P.wake_above(reply)
+        if reply.get("keep") == old:      # the common case, only appended to: sized by what it added
+            self.served += sum(m.tokens + PER_MESSAGE for m in self.messages[old:])
+        else:
+            self.served = self.size()
+        self.wake = P.wake_above(reply)
         if reply.get("compaction") is None:
             if endpoint.calls > calls:
                 raise P.ExternalError(f"it called the writer {endpoint.calls - calls} time(s) but its reply has no "
