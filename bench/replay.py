@@ -143,24 +143,27 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
                       writer=logged, limit=trigger_limit(opts.window, opts.reserve_output, opts.margin),
                       reserve_output=opts.reserve_output, margin=opts.margin)
     strategy.begin(session)
-    for msg, event in zip(record, scenario.events):
-        if event.role == "assistant":
-            logged.t = event.t
-            comp = await _prepare(strategy)
-            if comp is not None:
-                _log_compaction(compactions_fh, cell, strategy, event.id, event.t, log.count, comp,
-                                logged.take_calls(), stats)
-            ctx = seal.own([system, *strategy.context()])
-            size = tok.request_size([m.tokens for m in ctx])
-            over = size + msg.tokens > opts.window   # the reply must fit too: a provider counts both
-            stats.requests += 1
-            stats.input_tokens += size
-            stats.output_tokens += msg.tokens
-            stats.overflows += over
-            log.write(ctx, kind="agent", tokens=size, event=event.id, t=event.t, output_tokens=msg.tokens,
-                      **({"over": True} if over else {}))
-        session.record.append(msg)
-        strategy.add(msg)
+    try:
+        for msg, event in zip(record, scenario.events):
+            if event.role == "assistant":
+                logged.t = event.t
+                comp = await _prepare(strategy)
+                if comp is not None:
+                    _log_compaction(compactions_fh, cell, strategy, event.id, event.t, log.count, comp,
+                                    logged.take_calls(), stats)
+                ctx = seal.own([system, *strategy.context()])
+                size = tok.request_size([m.tokens for m in ctx])
+                over = size + msg.tokens > opts.window   # the reply must fit too: a provider counts both
+                stats.requests += 1
+                stats.input_tokens += size
+                stats.output_tokens += msg.tokens
+                stats.overflows += over
+                log.write(ctx, kind="agent", tokens=size, event=event.id, t=event.t, output_tokens=msg.tokens,
+                          **({"over": True} if over else {}))
+            session.record.append(msg)
+            strategy.add(msg)
+    finally:
+        await strategy.end()
     stats.wall_s = time.perf_counter() - started
     return stats
 

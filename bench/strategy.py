@@ -105,6 +105,10 @@ class Strategy:
     async def compact(self) -> Compaction | None:
         return None
 
+    async def end(self) -> None:
+        """The replay is over, finished or failed: release what `begin` or `prepare` took (a process, a
+        server). Called exactly once per `begin`; it must not raise."""
+
 
 def trigger_limit(window: int, reserve_output: int, margin: int, fraction: float = 0.9) -> int:
     """DESIGN §3: compact when a request would exceed min(0.9 window, window - reserve - margin)."""

@@ -22,17 +22,15 @@ import asyncio
 import importlib
 import json
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..messages import Message, make
 from ..models.base import ModelConfig
 from ..models.offline import OfflineModel
-from ..scenario import Call
 from ..tokens import Tokenizer, tokenizer
+from ..wire import completion, from_wire, reply_limit, usage_of
 
 # 429 with Retry-After; 500; 400 (never worth retrying); an answer after `delay` s;
 # a body that is not JSON; `choices: []`; a tool call whose arguments are not JSON.
@@ -123,54 +121,17 @@ class LoopbackServer:
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
         """A chat.completion for `body`, from the offline model."""
         messages = from_wire(body.get("messages") or [], self.tok)
-        limit = body.get("max_tokens") or body.get("max_completion_tokens")
         model = self.model
         if self.vary is not None:
             seed = body.get("seed")
             model = OfflineModel(ModelConfig(model=f"offline:{self.vary}", seed=seed if isinstance(seed, int) else 0),
                                  tok=self.tok)
-        reply = asyncio.run(model.chat(messages, tools=body.get("tools"), max_tokens=limit))
-        usage: dict[str, Any] = {"prompt_tokens": reply.usage.input_tokens,
-                                 "completion_tokens": reply.usage.output_tokens,
-                                 "total_tokens": reply.usage.input_tokens + reply.usage.output_tokens}
-        if self.cached_tokens:
-            usage["prompt_tokens_details"] = {"cached_tokens": min(self.cached_tokens, reply.usage.input_tokens)}
-        message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
-        if reply.calls:
-            message["tool_calls"] = [{"id": c.id, "type": "function",
-                                      "function": {"name": c.tool, "arguments": json.dumps(c.args)}}
-                                     for c in reply.calls]
+        reply = asyncio.run(model.chat(messages, tools=body.get("tools"), max_tokens=reply_limit(body)))
+        usage = usage_of(reply, self.cached_tokens)
         with self._lock:
             self.usage.append(usage)
             n = len(self.usage)
-        return {"id": f"chatcmpl-loopback-{n}", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", "loopback"), "usage": usage,
-                "choices": [{"index": 0, "message": message, "finish_reason": reply.finish or "stop"}]}
-
-
-def from_wire(messages: list[dict[str, Any]], tok: Tokenizer) -> list[Message]:
-    """OpenAI chat messages back into `Message`s (tags are the roles: the wire has no more)."""
-    out = []
-    for i, m in enumerate(messages):
-        content = m.get("content") or ""
-        if isinstance(content, list):   # content parts: keep the text ones
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-        calls = tuple(Call(c.get("id", ""), c["function"]["name"], _args(c["function"].get("arguments")))
-                      for c in m.get("tool_calls") or ())
-        role = m.get("role", "user")
-        out.append(make(tok, id=f"m{i}", role=role, text=content, tag=role, calls=calls,
-                        call_id=m.get("tool_call_id"), tool=m.get("name")))
-    return out
-
-
-def _args(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    try:
-        value = json.loads(raw or "{}")
-    except ValueError:
-        return {"_raw": raw}
-    return value if isinstance(value, dict) else {"_value": value}
+        return completion(reply, model=body.get("model", "loopback"), n=n, usage=usage)
 
 
 def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
