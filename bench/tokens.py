@@ -53,6 +53,13 @@ class Tokenizer:
             return text
         return self._enc.decode(ids[:max(limit, 0)])
 
+    def tail(self, text: str, limit: int) -> str:
+        """The longest suffix of `text` within `limit` tokens (cut on a token boundary)."""
+        ids = self._enc.encode(text, disallowed_special=())
+        if len(ids) <= limit:
+            return text
+        return self._enc.decode(ids[len(ids) - limit:]) if limit > 0 else ""
+
     @staticmethod
     def request_size(message_tokens: list[int] | tuple[int, ...]) -> int:
         return sum(message_tokens) + PER_MESSAGE * len(message_tokens) + PER_REQUEST

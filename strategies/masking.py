@@ -39,7 +39,8 @@ class Masking(Strategy):
         fresh = {m.id for m in tool_results(self.messages)}
         return [m for m in outputs[:masked] if m.id in fresh]
 
-    async def compact(self) -> Compaction | None:
+    def mask(self) -> Compaction:
+        """The masking step alone, before any fallback (hybrid builds on it)."""
         before = self.size()
         due = self.due()
         comp = Compaction(before=before, after=before)
@@ -47,5 +48,8 @@ class Masking(Strategy):
             replace_results(self, {m.id for m in due}, masked_text)
             comp.after = self.size()
             comp.fields.update(masked=[m.id for m in due], lines={m.id: len(m.text.splitlines()) for m in due})
-        fit(self, comp)
-        return comp if due or comp.fallback else None
+        return comp
+
+    async def compact(self) -> Compaction | None:
+        comp = fit(self, self.mask())
+        return comp if "masked" in comp.fields or comp.fallback else None

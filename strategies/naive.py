@@ -16,70 +16,39 @@ the request then no longer fits, the oldest turns are dropped (recorded).
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from bench.errors import ModelError
 from bench.messages import Message
-from bench.strategy import Compaction, Session, Strategy, turn_units
+from bench.strategy import Compaction, turn_units
 
-from .edits import check_share, fit, window_share
+from .edits import fit
+from .summary import Summarizing, draft, prompt
 
-PROMPT = (Path(__file__).parent / "prompts" / "naive.md").read_text(encoding="utf-8")
+PROMPT = prompt("naive.md")
 
 
-class Naive(Strategy):
-    calls_writer = True
-
+class Naive(Summarizing):
     def __init__(self, budget: float | int = 0.1, keep_last: int = 0, trigger: float | int | None = None):
-        check_share(budget, "budget")
-        check_share(trigger, "trigger")
-        if not budget:
-            raise ValueError("budget must be above 0")
+        super().__init__(budget, trigger)
         if not isinstance(keep_last, int) or keep_last < 0:
             raise ValueError(f"keep_last must be a whole number >= 0, got {keep_last!r}")
-        self.budget_at, self.keep_last, self.trigger_at = budget, keep_last, trigger
-
-    def begin(self, session: Session) -> None:
-        super().begin(session)
-        self.rounds = 0
-
-    def trigger(self) -> int:
-        own = window_share(self.trigger_at, self.session.window, "trigger")
-        return self.session.limit if own is None else own
-
-    def should_compact(self) -> bool:
-        size = self.size()
-        return size > self.trigger() or size > self.session.limit
-
-    def budget(self) -> int:
-        return max(1, window_share(self.budget_at, self.session.window, "budget"))
+        self.keep_last = keep_last
 
     async def compact(self) -> Compaction | None:
-        before, budget, tok = self.size(), self.budget(), self.session.tok
+        before, budget = self.size(), self.budget()
         pinned = int(bool(self.messages) and self.messages[0].tag == "summary")
-        instruction = self.session.message(id=f"summary-request-{self.rounds + 1}", role="user",
-                                           text=PROMPT.replace("{budget}", str(budget)), tag="instruction")
+        instruction = self.instruction(PROMPT, budget)
         head, tail = self.split(instruction, budget)
         if len(head) <= pinned:   # only the previous summary could go: nothing to do unless it overflows
             if before <= self.session.limit:
                 return None
-            return fit(self, Compaction(before, before, ok=False, error="nothing new to summarise"), pinned)
-        try:
-            reply = await self.session.writer.chat([self.session.system, *head, instruction], max_tokens=budget,
-                                                   purpose="summary")
-        except ModelError as exc:
-            return fit(self, Compaction(before, before, ok=False, error=f"model failed: {exc}"), pinned)
-        text = reply.text.strip()
-        if not text:
-            return fit(self, Compaction(before, before, ok=False, error="the writer returned no summary"), pinned)
-        problems = []
-        if tok.count(text) > budget:
-            problems.append(f"summary of {tok.count(text)} tokens exceeds its budget of {budget}: cut to it")
-            text = tok.truncate(text, budget)
+            return self.failed(before, "nothing new to summarise", pinned)
+        answer = await draft(self.session, head, instruction, budget)
+        if answer.error:
+            return self.failed(before, answer.error, pinned)
+        text = answer.text
         self.rounds += 1
         summary = self.session.message(id=f"summary-{self.rounds}", role="user", text=text, tag="summary")
         self.messages = [summary, *tail]
-        comp = Compaction(before, self.size(), text=text, problems=problems,
+        comp = Compaction(before, self.size(), text=text, problems=answer.problems,
                           fields={"budget": budget, "summary_tokens": summary.tokens,
                                   "summarised": [m.id for m in head], "verbatim": [m.id for m in tail]})
         return fit(self, comp, pinned=1)

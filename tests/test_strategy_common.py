@@ -1,4 +1,4 @@
-"""naive, context_editing and masking together: helpers the per-strategy tests share, the
+"""naive, context_editing, masking, codex, openai_compact and hybrid together: helpers the per-strategy tests share, the
 pairing invariant on every request, config errors, and full runs offline and over HTTP."""
 from __future__ import annotations
 
@@ -18,9 +18,12 @@ from bench.models.offline import OfflineModel
 from bench.replay import ReplayOptions, replay
 from bench.strategy import default_reserve, trigger_limit
 from bench.tokens import tokenizer
+from bench.strategies.codex import Codex
 from bench.strategies.context_editing import ContextEditing
+from bench.strategies.hybrid import Hybrid
 from bench.strategies.masking import Masking
 from bench.strategies.naive import Naive
+from bench.strategies.openai_compact import OpenAICompact
 
 TOK = tokenizer()
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,6 +91,10 @@ STRATEGIES = {
     "context_editing": lambda: ContextEditing(clear_at_least=0),
     "context_editing_inputs": lambda: ContextEditing(clear_tool_inputs=True, keep=1),
     "masking": lambda: Masking(keep=4),
+    "codex": lambda: Codex(),
+    "codex_cut": lambda: Codex(user_budget=8),
+    "openai_compact": lambda: OpenAICompact(),
+    "hybrid": lambda: Hybrid(keep=4, keep_turns=3),
 }
 
 
@@ -124,7 +131,10 @@ def test_compaction_records_say_what_happened(name):
     ("bench.strategies.naive.Naive", {"budget": -1}), ("bench.strategies.naive.Naive", {"keep_last": "x"}),
     ("bench.strategies.context_editing.ContextEditing", {"keep": -2}),
     ("bench.strategies.context_editing.ContextEditing", {"exclude_tools": "run"}),
-    ("bench.strategies.masking.Masking", {"polling": 0})])
+    ("bench.strategies.masking.Masking", {"polling": 0}), ("bench.strategies.codex.Codex", {"user_budget": -5}),
+    ("bench.strategies.openai_compact.OpenAICompact", {"keep": "all"}),
+    ("bench.strategies.openai_compact.OpenAICompact", {"compact_threshold": "x"}),
+    ("bench.strategies.hybrid.Hybrid", {"keep_turns": 0}), ("bench.strategies.hybrid.Hybrid", {"budget": 0})])
 def test_bad_config_is_one_line_naming_the_strategy(target, value):
     from bench.run import make_strategy
 

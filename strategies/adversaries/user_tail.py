@@ -23,10 +23,7 @@ from bench.messages import Message
 from bench.strategy import Compaction, Strategy, drop_oldest
 from bench.tokens import PER_MESSAGE
 
-
-def is_user(m: Message) -> bool:
-    """The human user's own message as the harness rendered it (not background, not strategy text)."""
-    return m.tag == "user"
+from ..summary import is_user
 
 
 class UserTail(Strategy):
