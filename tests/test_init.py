@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 
+import pytest
 import yaml
 
 from harden import ROOT, cli, one_line
@@ -14,8 +15,10 @@ def printed_commands(out: str) -> list[list[str]]:
     return [shlex.split(line.strip())[1:] for line in out.splitlines() if line.startswith("  compaction-bench ")]
 
 
-def test_the_printed_commands_run_the_starter_and_gate_it(tmp_path):
-    code, out, err = cli("init", cwd=tmp_path)
+@pytest.mark.parametrize("flags, name", [((), "my_summary"), (("--exec",), "my_compactor")])
+def test_the_printed_commands_run_the_starter_and_gate_it(tmp_path, flags, name):
+    """Python class or external program (--exec): init, then exactly the printed commands, all green."""
+    code, out, err = cli("init", *flags, cwd=tmp_path)
     assert code == 0, err
     steps = printed_commands(out)
     assert [s[0] for s in steps] == ["baseline", "run", "compare"]
@@ -23,7 +26,8 @@ def test_the_printed_commands_run_the_starter_and_gate_it(tmp_path):
         code, out, err = cli(*step, cwd=tmp_path)
         assert code == 0, (step, err)
     summary = (tmp_path / "results" / "new" / "summary.csv").read_text()
-    assert "my_summary" in summary and "truncate" in summary
+    assert f"pr-queue-small,{name},offline," in summary and "truncate" in summary
+    assert not (tmp_path / "results" / "new" / "errors.jsonl").exists()
     assert "no regression" in out
 
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = {"strategies": "bench/strategies", "scenarios": "bench/scenarios", "conf": "bench/conf", "bench": "bench"}
+SHIPPED = {"strategies": "bench/strategies", "scenarios": "bench/scenarios", "conf": "bench/conf", "bench": "bench",
+           "examples": "bench/examples"}
 
 
 @pytest.fixture(scope="module")
