@@ -26,6 +26,7 @@ WINDOW, STEP = 60, 30     # a unit longer than WINDOW words is read as overlappi
 BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")     # a checkbox after it stays in the text: '[x]' says done
 HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*:?|[^\n]{1,120}:)\s*$")
 MARKER_LINE = re.compile(r"^\s*\[harness:\s*[\w .-]+\]\s*$", re.I)
+MARKER_LEAD = re.compile(r"^\s*\[harness:\s*[\w .-]+\]", re.I)   # a line (or bullet) that opens with a label
 SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)")
 
 # An item the unit says has ended: withdrawn, replaced, no longer in force.
@@ -101,7 +102,8 @@ def units(text: str) -> list[Unit]:
     several sentences, a bullet with its heading; a very long unit as overlapping word windows.
 
     A line that is only a `[Harness: <source>]` marker heads every line after it until a blank line,
-    the way the harness writes background messages."""
+    the way the harness writes background messages; a line or bullet that opens with one heads each of
+    its own sentences (a summary's "- [Harness: watch]: CI is red. It asks for X." attributes both)."""
     out: list[Unit] = []
     head, marker = "", ""
     for raw in text.splitlines():
@@ -116,7 +118,8 @@ def units(text: str) -> list[Unit]:
         body = normalize(line[bullet.end():] if bullet else line)
         if not body:
             continue
-        under = " ".join(x for x in (marker, head if bullet else "") if x)
+        lead = MARKER_LEAD.match(line[bullet.end():] if bullet else line)
+        under = " ".join(x for x in (marker, normalize(lead.group(0)) if lead else "", head if bullet else "") if x)
         if HEADING.match(line) and not (bullet and not line.rstrip().endswith(":")):
             out.extend(_windows(body, marker))
             head = body
