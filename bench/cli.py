@@ -31,6 +31,9 @@ commands:
   import FORMAT PATH --out FILE    turn a transcript into a scenario
                                    (openai-chat | swe-agent | openhands | claude-code)
   report RUN_DIR                   re-render report.md / report.html of a run
+  view RUN_DIR [--cell ID] [--open]
+                                   write RUN_DIR/view.html: every cell's requests, compactions and
+                                   contexts with each truth item marked kept / lost / stale / leaked
   compare BASE_DIR NEW_DIR [--max-drop X]
                                    exit 1 when a quality metric dropped by more than X
   cache stats|clear [--dir DIR] [--model M]
@@ -47,6 +50,7 @@ COMMANDS = {
     "scenarios": ("bench.scenarios_cmd", "main"),
     "import": ("bench.importers", "main"),
     "report": ("bench.report", "main"),
+    "view": ("bench.view", "main"),
     "compare": ("bench.compare", "main"),
     "cache": ("bench.models.cache", "main"),
 }
