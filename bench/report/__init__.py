@@ -87,6 +87,7 @@ def build(run_dir: Path) -> Doc:
     summary = data.labelled(headline.with_cost_vs_full(summary.assign(retention=data.retention(summary))))
     main = summary[~data.stressed(summary)]
     scored, idle = data.headline(main)
+    mine = data.cell_rows(checks, scored)      # the headline cells' check rows
     table = headline.table(scored)
     cols, body = headline.shown(table)
     doc.table(Table(cols, body, "One row per strategy; reference rows first (the oracle `full`, which ignores "
@@ -98,7 +99,7 @@ def build(run_dir: Path) -> Doc:
                                 "window, which keep nothing), cost ×full (cost over `full`'s on the same "
                                 "scenario): lower is better. Cells where a strategy never compacted are left "
                                 "out (listed below).", id="headline"))
-    for sentence in headline.findings(table, idle, main):
+    for sentence in headline.findings(table, idle, main, summary[~summary["strategy"].str.endswith(" (oracle)")]):
         doc.p(sentence)
     S.link_viewer(doc, run_dir)
     roles = {str(S.section(cfg, r).get("model")) for r in ("agent", "judge")}
@@ -134,12 +135,12 @@ def build(run_dir: Path) -> Doc:
         ocols = list(outcomes.columns)
         doc.table(Table(ocols, S.rows(outcomes, ocols), "Compaction attempts over all cells: failed (nothing "
                                                         "changed), fell back (and to what), needed a repair."))
-    S.lost(doc, Run(run_dir, cfg), checks, scored, summary, compactions)
+    S.lost(doc, Run(run_dir, cfg), checks, mine, summary, compactions)
     S.robustness(doc, summary)
     S.writers(doc, summary, compactions, cfg, quality)
 
     doc.h("Drift under repeated compaction")
-    doc.figure(figures.drift(data.drift(data.cell_rows(checks, scored)),
+    doc.figure(figures.drift(data.drift(mine),
                              "Change in score since the cell's first check point (the first request after its "
                              "first compaction) against the number of compactions so far, in bins 1, 2, 3-4, "
                              "5-8, ...; averaged over cells, so a scenario's size or difficulty cancels out "
@@ -165,7 +166,7 @@ def build(run_dir: Path) -> Doc:
     pivot = scored.pivot_table(index="scenario", columns="strategy", values="retention", aggfunc="mean", sort=False)
     doc.figure(figures.heatmap(pivot, "scenarios", "Mean retention (goal, constraints, facts) per scenario and "
                                                    "strategy (headline cells)."))
-    kinds = data.constraint_kinds(data.cell_rows(checks, scored))
+    kinds = data.constraint_kinds(mine)
     if not kinds.empty:
         doc.h("Constraints by kind")
         kcols = [str(c) for c in kinds.columns]
@@ -174,7 +175,7 @@ def build(run_dir: Path) -> Doc:
                         "where it was in force (1 verbatim, 0.5 keys only, 0 lost), then the mean over cells. It "
                         "weighs constraints, not requests, so it differs from constraint_fidelity, which weighs "
                         "every request equally."))
-    S.probes(doc, data.cell_rows(checks, scored))
+    S.probes(doc, mine)
     doc.h("All cells")
     acols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, "cost_usd",
                                                                       "cost_vs_full", "overflow_cost_usd",

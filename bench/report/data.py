@@ -81,17 +81,14 @@ def cell_rows(checks, cells):
     if checks.empty or cells.empty:
         return checks.iloc[0:0]
     def key(df):
-        parts = [df[c].map(_int_text) for c in KEY_COLUMNS]
+        parts = [df[c].astype(str).str.replace(r"\.0$", "", regex=True) if c in ("window", "seed") else
+                 df[c].astype(str) for c in KEY_COLUMNS]
         out = parts[0]
         for p in parts[1:]:
             out = out + "/" + p
         return out
 
     return checks[key(checks).isin(set(key(cells)))]
-
-
-def _int_text(v: Any) -> str:
-    return str(int(v)) if isinstance(v, float) and v == v and v.is_integer() else str(v)
 
 
 def drift(checks):
@@ -164,7 +161,8 @@ def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
 
     profiles = [load_profile(n).for_model(load_profile(n).price_model) for n in profile_names() if n != "none"]
     try:
-        rates = _saved(path, repr(profiles), lambda: hit_rates(records, profiles))
+        rates = saved(path, repr(profiles), lambda: hit_rates(records, profiles),
+                      path.parent / ".report-cache" / "cache-grid.json")
     except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
         raise BadInput(f"{path}: a request record lacks or mangles a field the cache simulator needs "
                        f"({type(exc).__name__}: {exc})")
@@ -176,28 +174,29 @@ def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
     return pd.DataFrame(rows).groupby("strategy", sort=False).mean().reset_index() if rows else pd.DataFrame()
 
 
-def _saved(log: Path, settings: str, compute):
-    """`compute()`'s result, kept in `.cache-grid.json` beside the log and reused while the log (its size
-    and modification time) and the profiles' settings are the same: re-simulating every request under
-    every profile is most of a report's time, and a re-rendered report reads the same log."""
+def saved(source: Path, settings: str, compute, keep: Path):
+    """`compute()`'s result (JSON), kept in the file `keep` and reused while `source` (its size and
+    modification time) and `settings` are the same. Re-simulating every request under every cache
+    profile, or validating a large scenario for its truth's labels, is most of a report's time, and a
+    re-rendered report reads the same files."""
     import hashlib
     import json
 
     try:
-        st = log.stat()
+        st = source.stat()
     except OSError:
         return compute()
-    stamp = f"{st.st_size}:{st.st_mtime_ns}:{hashlib.sha256(settings.encode()).hexdigest()[:16]}"
-    keep = log.parent / ".cache-grid.json"
+    stamp = f"{source.resolve()}:{st.st_size}:{st.st_mtime_ns}:{hashlib.sha256(settings.encode()).hexdigest()[:16]}"
     try:
-        saved = json.loads(keep.read_text(encoding="utf-8"))
-        if isinstance(saved, dict) and saved.get("stamp") == stamp and isinstance(saved.get("rates"), dict):
-            return saved["rates"]
+        kept = json.loads(keep.read_text(encoding="utf-8"))
+        if isinstance(kept, dict) and kept.get("stamp") == stamp and "value" in kept:
+            return kept["value"]
     except (OSError, ValueError):
         pass
     result = compute()
     try:
-        keep.write_text(json.dumps({"stamp": stamp, "rates": result}), encoding="utf-8")
+        keep.parent.mkdir(exist_ok=True)
+        keep.write_text(json.dumps({"stamp": stamp, "value": result}), encoding="utf-8")
     except OSError:
         pass
     return result

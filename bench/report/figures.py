@@ -137,6 +137,8 @@ def sawtooth(series, caption: str, colours: Colours, name: str = "sawtooth"):
     `series`: {scenario: {"window": w, "trigger": t, "lines": {strategy: (sizes, compaction indexes)}}}."""
     if not series:
         return None
+    from matplotlib.ticker import MaxNLocator
+
     plt = _plt()
     n = len(series)
     cols = min(4, n)
@@ -152,6 +154,8 @@ def sawtooth(series, caption: str, colours: Colours, name: str = "sawtooth"):
         ax.axhline(s["trigger"], color="#000", lw=.7, ls=":")
         ax.set_title(scenario, fontsize=8)
         ax.tick_params(labelsize=6)
+        ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(3))
         ax.yaxis.set_major_formatter(_thousands())
         ax.set_ylim(0, s["window"] * 1.15)
     for ax in list(axes.flat)[n:]:

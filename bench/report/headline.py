@@ -125,7 +125,35 @@ def shown(t) -> tuple[list[str], list[list[Any]]]:
     return header, rows
 
 
-def findings(t, idle, summary) -> list[str]:
+def stress_findings(summary) -> list[str]:
+    """Per stress profile: each strategy's largest drop (or rise, for leakage) against the same strategy
+    with `offline` on the same scenarios (the robustness section's numbers)."""
+    from . import data
+
+    keys = [c for c, _, _ in METRICS if c in summary.columns]
+    rob = data.robustness(summary, keys)
+    out = []
+    for writer, g in rob.groupby("writer", sort=True) if not rob.empty else ():
+        parts = []
+        for r in g.to_dict("records"):
+            worst = None
+            for c, h, higher in METRICS:
+                ch = r.get(f"{c} change")
+                if ch is None or ch != ch:
+                    continue
+                harm = -ch if higher else ch
+                if worst is None or harm > worst[0]:
+                    worst = (harm, h, ch)
+            if worst is not None:
+                parts.append(f"{r['strategy']} {worst[1]} {worst[2]:+.3f}" if worst[0] > 0 else
+                             f"{r['strategy']} loses nothing")
+        if parts:
+            out.append(f"Under the `{writer}` stress writer, each strategy's largest harm: {'; '.join(parts)} "
+                       "(see Robustness to writer errors).")
+    return out
+
+
+def findings(t, idle, summary, summary_all=None) -> list[str]:
     """Sentences from the numbers: the best strategy per metric and its lead, whether the leads are
     tested, cells where a strategy never compacted, overflow, and the cheapest relative to the oracle."""
     out: list[str] = []
@@ -170,6 +198,7 @@ def findings(t, idle, summary) -> list[str]:
         for _, r in contenders[contenders["overflow_requests"].fillna(0) > 0].iterrows():
             out.append(f"{r['strategy']} sent {r['overflow_requests']:.1f} requests per cell over the window "
                        "(they keep nothing).")
+    out.extend(stress_findings(summary_all) if summary_all is not None else [])
     if "cost_vs_full" not in t.columns or t["cost_vs_full"].isna().all():
         out.append("No oracle cells in this run, so cost is not shown relative to `full` (add `full` to "
                    "`strategies=`).")

@@ -68,17 +68,29 @@ def sawtooth_series(records, compactions, cells, cfg: dict[str, Any]) -> dict:
     return out
 
 
-def lost(doc: Doc, run: Any, checks, scored, summary, compactions) -> None:
+def lost(doc: Doc, run: Any, checks, scored_checks, summary, compactions) -> None:
     """What was lost (most lost items, the compaction before each) and every leak with its sentence."""
     from ..scoring.trace import cells, labels, leak_sentence
-    from . import data
     from . import lost as L
 
     by_cell: dict[str, list[dict[str, Any]]] = {}
     for c in compactions:
         by_cell.setdefault(str(c.get("cell")), []).append(c)
-    names = {s: labels(sc) for s, sc in run.scenarios.items()}
-    top = L.most_lost(data.cell_rows(checks, scored), by_cell, lambda s: names.get(str(s), {}))
+    names: dict[str, dict[str, str]] = {}
+
+    def says(sid: Any) -> dict[str, str]:
+        """The scenario's truth labels, kept beside the run while its file is unchanged."""
+        from .data import saved
+
+        sid = str(sid)
+        if sid not in names:
+            path = run.path(sid)
+            compute = lambda: labels(sc) if (sc := run.scenario(sid)) is not None else {}  # noqa: E731
+            keep = run.dir / ".report-cache" / f"labels-{sid}.json"
+            names[sid] = compute() if path is None else saved(path, sid, compute, keep)
+        return names[sid]
+
+    top = L.most_lost(scored_checks, by_cell, says)
     doc.h("What was lost")
     if top.empty:
         doc.p("No truth item was lost at any request of the headline cells.")
@@ -88,8 +100,8 @@ def lost(doc: Doc, run: Any, checks, scored, summary, compactions) -> None:
                                                "where they were in force (headline cells; from checks.csv), the "
                                                "request at which each was first missing, the compaction just "
                                                "before it and the start of that compaction's text."
-                                               + ("" if names else " The run's scenarios were not found from "
-                                                  "here, so items are shown by id.")))
+                                               + ("" if any(names.values()) else " The run's scenarios were not "
+                                                  "found from here, so items are shown by id.")))
     known = {c.name: c for c in cells(summary)}
     found: dict[tuple, str] = {}
 

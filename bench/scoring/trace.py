@@ -36,8 +36,10 @@ def cells(summary) -> list[RunCell]:
 
     out = []
     for row in summary.to_dict("records"):
-        name = "/".join(_key(row[c]) for c in KEY_COLUMNS)
         oracle = row.get("oracle")
+        if oracle == oracle and oracle and str(row["strategy"]).endswith(" (oracle)"):   # the report's label
+            row = {**row, "strategy": str(row["strategy"])[:-len(" (oracle)")]}
+        name = "/".join(_key(row[c]) for c in KEY_COLUMNS)
         out.append(RunCell(name, str(row["scenario"]), str(row["strategy"]), str(row["writer"]),
                            int(row["window"]), bool(oracle == oracle and oracle)))
     return out
@@ -56,22 +58,51 @@ class Run:
         self.markers = bool(cfg.get("markers", True))
         self._scenarios: dict[str, Scenario] | None = None
         self._judges: dict[tuple[str, str], Judge] = {}
+        self._one: dict[str, Scenario] = {}
+
+    def _paths(self) -> list[Path]:
+        from .. import loader
+        from ..config import ROOT
+
+        patterns = self.cfg.get("scenarios") or []
+        patterns = [patterns] if isinstance(patterns, str) else [str(p) for p in patterns]
+        try:
+            return loader.expand(patterns, base=ROOT) if patterns else []
+        except BadInput:
+            return []
 
     @property
     def scenarios(self) -> dict[str, Scenario]:
         """The run's scenarios by id ({} when config.yaml names none or they cannot be found here)."""
         if self._scenarios is None:
             from .. import loader
-            from ..config import ROOT
 
-            patterns = self.cfg.get("scenarios") or []
-            patterns = [patterns] if isinstance(patterns, str) else [str(p) for p in patterns]
             try:
-                found = loader.load_all(loader.expand(patterns, base=ROOT)) if patterns else []
+                found = loader.load_all(self._paths())
             except BadInput:
                 found = []
             self._scenarios = {s.id: s for s in found}
         return self._scenarios
+
+    def path(self, sid: str) -> Path | None:
+        """The file named for scenario `sid` among the run's, if any."""
+        return next((p for p in self._paths() if p.stem == sid), None)
+
+    def scenario(self, sid: str) -> Scenario | None:
+        """One scenario by id, loading only its file when the file is named for it (library files are)."""
+        if self._scenarios is not None or sid in self._one:
+            return (self._scenarios or self._one).get(sid)
+        from .. import loader
+
+        named = [p for p in self._paths() if p.stem == sid]
+        try:
+            found = loader.load(named[0]) if named else None
+        except BadInput:
+            found = None
+        if found is None or found.id != sid:
+            return self.scenarios.get(sid)
+        self._one[sid] = found
+        return found
 
     def encoding(self, writer: str) -> str:
         from ..tokens import encoding_for
@@ -82,7 +113,7 @@ class Run:
         """The scorer's judge for a cell's scenario, or None when the scenario is not available."""
         from ..tokens import tokenizer
 
-        scenario = self.scenarios.get(cell.scenario)
+        scenario = self.scenario(cell.scenario)
         if scenario is None:
             return None
         key = (cell.scenario, self.encoding(cell.writer))
@@ -95,7 +126,7 @@ class Run:
         from ..logs import read_jsonl, replay_requests
         from ..tokens import tokenizer
 
-        scenario = self.scenarios[cell.scenario]
+        scenario = self.scenario(cell.scenario)
         recs = records if records is not None else read_jsonl(self.dir / "requests.jsonl", cell.name)
         yield from replay_requests(iter(recs), scenario, tokenizer(self.encoding(cell.writer)), self.markers)
 

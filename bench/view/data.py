@@ -108,6 +108,6 @@ def build(run: Run, chosen: list[RunCell]) -> tuple[list[dict[str, Any]], dict[s
                       "requests": sum(1 for r in blob["requests"] if r[1] == "agent"),
                       "compactions": sum(1 for c in blob["compactions"] if c["ok"])})
     for scenario, rows in tables.rows.items():
-        blobs[f"s:{scenario}"] = pack({"messages": rows, "labels": labels(run.scenarios[scenario]),
+        blobs[f"s:{scenario}"] = pack({"messages": rows, "labels": labels(run.scenario(scenario)),
                                        "status": STATUS})
     return index, blobs
