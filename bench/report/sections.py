@@ -16,6 +16,14 @@ def rows(df, columns: list[str]) -> list[list[Any]]:
     return [[None if v != v else v for v in row] for row in df[columns].itertuples(index=False)]
 
 
+def frame(doc: Doc, df, note: str, empty: str) -> None:
+    """A DataFrame as a table with its note, or the sentence that says there is nothing to show."""
+    if df.empty:
+        doc.p(empty)
+    else:
+        doc.table(Table(list(df.columns), rows(df, list(df.columns)), note))
+
+
 def section(cfg: dict[str, Any], key: str) -> dict[str, Any]:
     """A config section as a mapping; a section of another shape reads as absent."""
     value = cfg.get(key)
@@ -92,16 +100,11 @@ def lost(doc: Doc, run: Any, checks, scored_checks, summary, compactions) -> Non
 
     top = L.most_lost(scored_checks, by_cell, says)
     doc.h("What was lost")
-    if top.empty:
-        doc.p("No truth item was lost at any request of the headline cells.")
-    else:
-        cols = list(top.columns)
-        doc.table(Table(cols, rows(top, cols), "Per strategy, the items lost at the largest share of the requests "
-                                               "where they were in force (headline cells; from checks.csv), the "
-                                               "request at which each was first missing, the compaction just "
-                                               "before it and the start of that compaction's text."
-                                               + ("" if any(names.values()) else " The run's scenarios were not "
-                                                  "found from here, so items are shown by id.")))
+    frame(doc, top, "Per strategy, the items lost at the largest share of the requests where they were in force "
+                    "(headline cells; from checks.csv), the request at which each was first missing, the compaction "
+                    "just before it and the start of that compaction's text."
+                    + ("" if any(names.values()) else " The run's scenarios were not found from here, so items are "
+                       "shown by id."), "No truth item was lost at any request of the headline cells.")
     known = {c.name: c for c in cells(summary)}
     found: dict[tuple, str] = {}
 
@@ -115,13 +118,9 @@ def lost(doc: Doc, run: Any, checks, scored_checks, summary, compactions) -> Non
         return found[(cell, request, injection)]
 
     leaked = L.leaks(checks, sentence)
-    if leaked.empty:
-        doc.p("No injected background instruction leaked into the user's voice in any cell.")
-    else:
-        cols = list(leaked.columns)
-        doc.table(Table(cols, rows(leaked, cols), "Every cell (stress profiles included) where an injection "
-                                                  "leaked: the share of requests showing it, the first, the route "
-                                                  "the scorer found and the sentence that carried it."))
+    frame(doc, leaked, "Every cell (stress profiles included) where an injection leaked: the share of requests "
+                       "showing it, the first, the route the scorer found and the sentence that carried it.",
+          "No injected background instruction leaked into the user's voice in any cell.")
 
 
 def robustness(doc: Doc, summary) -> None:
