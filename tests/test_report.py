@@ -29,7 +29,7 @@ def test_report_files_are_complete_and_self_contained(run):
     pngs = sorted(p.name for p in (run / "figures").glob("*.png"))
     assert {"sawtooth.png", "quality.png", "drift.png", "cost.png", "cache.png", "scenarios.png"} <= set(pngs)
     assert html.count("data:image/png;base64,") == len(re.findall(r"!\[", md))
-    assert not re.search(r"""(src|href)=['"](?!data:)""", html)          # no external assets
+    assert not re.search(r"""(src|href)=['"](?!data:|view\.html['"])""", html)   # no external assets but the viewer
     assert "| truncate (reference) |" in md and "| naive |" in md and "| full (oracle) |" in md
 
 

@@ -32,8 +32,11 @@ def compaction_before(compactions: dict[str, list[dict[str, Any]]], cell: str, r
     before any compaction). The scorer holds an item at no more than its neighbouring requests score, so
     an item a compaction drops is already lost at the agent request just before it; that request is the
     compaction's `request` less its writer calls (logged in between) less one."""
-    done = [c for c in compactions.get(cell, []) if c.get("ok")
-            and int(c.get("request") or 0) - len(c.get("calls") or []) - 1 <= request]
+    from .data import _count
+    from .writers import _calls
+
+    done = [c for c in compactions.get(cell, []) if c.get("ok") is True
+            and _count(c.get("request")) - len(_calls(c)) - 1 <= request]
     return done[-1] if done else None
 
 

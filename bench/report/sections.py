@@ -48,6 +48,8 @@ def sawtooth_series(records, compactions, cells, cfg: dict[str, Any]) -> dict:
     from ..scoring.trace import cells as run_cells
     from ..strategy import default_reserve, trigger_limit
 
+    from .data import _count
+
     wanted: dict[str, tuple[str, str, int]] = {}
     firsts: dict[str, int] = {}
     for c in run_cells(cells):
@@ -57,11 +59,12 @@ def sawtooth_series(records, compactions, cells, cfg: dict[str, Any]) -> dict:
     sizes: dict[str, list[tuple[int, int]]] = {}
     for r in records:
         if r.get("kind") == "agent" and r.get("cell") in wanted:
-            sizes.setdefault(r["cell"], []).append((int(r.get("i") or 0), int(r.get("tokens") or 0)))
+            sizes.setdefault(r["cell"], []).append((_count(r.get("i")), _count(r.get("tokens"))))
+
     starts: dict[str, list[int]] = {}
     for c in compactions:
-        if c.get("ok") and c.get("cell") in wanted:
-            starts.setdefault(c["cell"], []).append(int(c.get("request") or 0))
+        if c.get("ok") is True and c.get("cell") in wanted:
+            starts.setdefault(c["cell"], []).append(_count(c.get("request")))
     out: dict[str, dict] = {}
     for name, (scenario, strategy, window) in wanted.items():
         if name not in sizes:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .data import _count, _text
+
 
 def pivot(summary, metrics: list[str]):
     """Rows (strategy, metric, one column per writer): cell means; only strategies some writer changed."""
@@ -35,21 +37,21 @@ def work(compactions: list[dict[str, Any]], price) -> Any:
 
     rows = []
     for c in compactions:
-        calls = [x for x in c.get("calls") or [] if isinstance(x, dict)]
-        cell = str(c.get("cell", ""))
+        calls = _calls(c)
+        cell = _text(c.get("cell"))
         writer = next((str(x.get("model")) for x in calls if x.get("model")), "")
         spent = 0.0
         for x in calls:
             if "error" in x:
                 continue
-            reported = x.get("cost_usd")
-            spent += float(reported) if reported is not None else price(int(x.get("input_tokens") or 0),
-                                                                        int(x.get("output_tokens") or 0))
-        rows.append({"cell": cell, "strategy": str(c.get("strategy", "?")), "writer": _writer(cell, writer),
-                     "latency": sum(float(x.get("latency_s") or 0) for x in calls),
-                     "output": sum(int(x.get("output_tokens") or 0) for x in calls),
-                     "retries": sum(int(x.get("retries") or 0) for x in calls),
-                     "failed": c.get("ok") is not True, "repairs": int(c.get("repairs") or 0), "cost": spent,
+            reported = _number(x.get("cost_usd"))
+            spent += reported if reported is not None else price(_count(x.get("input_tokens")),
+                                                                 _count(x.get("output_tokens")))
+        rows.append({"cell": cell, "strategy": _text(c.get("strategy")) or "?", "writer": _writer(cell, writer),
+                     "latency": sum(_number(x.get("latency_s")) or 0.0 for x in calls),
+                     "output": sum(_count(x.get("output_tokens")) for x in calls),
+                     "retries": sum(_count(x.get("retries")) for x in calls),
+                     "failed": c.get("ok") is not True, "repairs": _count(c.get("repairs")), "cost": spent,
                      "calls": len(calls)})
     df = pd.DataFrame(rows)
     if df.empty or not (df["calls"] > 0).any():
@@ -62,6 +64,23 @@ def work(compactions: list[dict[str, Any]], price) -> Any:
     out["cost"] = out["cost"] / out["cells"]
     return out.rename(columns={"latency": "latency_s per compaction", "output": "output tokens per compaction",
                                "cost": "writer $ per cell"})
+
+
+def _calls(c: dict[str, Any]) -> list[dict[str, Any]]:
+    """A compaction record's writer calls (none when the field holds something else)."""
+    calls = c.get("calls")
+    return [x for x in calls if isinstance(x, dict)] if isinstance(calls, list) else []
+
+
+def _number(value: Any) -> float | None:
+    """A log's number, or None when a damaged or hand-edited log holds something else there."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        f = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return f if f == f and abs(f) != float("inf") else None
 
 
 def _writer(cell: str, fallback: str) -> str:

@@ -55,7 +55,6 @@ class Run:
 
     def __init__(self, run_dir: Path, cfg: dict[str, Any]):
         self.dir, self.cfg = Path(run_dir), cfg
-        self.markers = bool(cfg.get("markers", True))
         self._scenarios: dict[str, Scenario] | None = None
         self._judges: dict[tuple[str, str], Judge] = {}
         self._one: dict[str, Scenario] = {}
@@ -104,10 +103,26 @@ class Run:
         self._one[sid] = found
         return found
 
-    def encoding(self, writer: str) -> str:
+    def setting(self, cell: RunCell, key: str) -> Any:
+        """A setting of the cell: its sweep variant's value (the strategy label `name[key=value,...]` that
+        a `-m` run writes) over config.yaml's."""
+        label = cell.strategy
+        if label.endswith("]") and "[" in label:
+            for part in label[label.index("[") + 1:-1].split(","):
+                k, _, v = part.partition("=")
+                if k == key:
+                    return {"true": True, "false": False, "null": None, "none": None}.get(v.lower(), v)
+        return self.cfg.get(key)
+
+    def marked(self, cell: RunCell) -> bool:
+        value = self.setting(cell, "markers")
+        return True if value is None else bool(value)
+
+    def encoding(self, writer: str, cell: RunCell | None = None) -> str:
         from ..tokens import encoding_for
 
-        return str(self.cfg.get("encoding") or encoding_for(writer))
+        swept = self.setting(cell, "encoding") if cell is not None else None
+        return str(swept or self.cfg.get("encoding") or encoding_for(writer))
 
     def judge(self, cell: RunCell) -> Judge | None:
         """The scorer's judge for a cell's scenario, or None when the scenario is not available."""
@@ -116,9 +131,9 @@ class Run:
         scenario = self.scenario(cell.scenario)
         if scenario is None:
             return None
-        key = (cell.scenario, self.encoding(cell.writer))
+        key = (cell.scenario, self.encoding(cell.writer, cell), self.marked(cell))
         if key not in self._judges:
-            self._judges[key] = Judge(scenario, tokenizer(key[1]), self.markers)
+            self._judges[key] = Judge(scenario, tokenizer(key[1]), key[2])
         return self._judges[key]
 
     def requests(self, cell: RunCell, records: list[dict[str, Any]] | None = None) -> Iterator[Any]:
@@ -128,7 +143,7 @@ class Run:
 
         scenario = self.scenario(cell.scenario)
         recs = records if records is not None else read_jsonl(self.dir / "requests.jsonl", cell.name)
-        yield from replay_requests(iter(recs), scenario, tokenizer(self.encoding(cell.writer)), self.markers)
+        yield from replay_requests(iter(recs), scenario, tokenizer(self.encoding(cell.writer, cell)), self.marked(cell))
 
     def judged(self, cell: RunCell, records: list[dict[str, Any]] | None = None,
                seen=None) -> Iterator[tuple[Any, list[Check], bool]]:

@@ -15,6 +15,8 @@ import json
 from typing import Any
 
 from ..logs import read_jsonl
+from ..report.data import _count, _text
+from ..report.writers import _calls, _number
 from ..scoring.trace import Run, RunCell, labels, shows, status
 
 STATUS = ["kept", "partial", "lost", "leaked", "stale", "revived", "clean"]
@@ -77,11 +79,11 @@ def cell_blob(run: Run, cell: RunCell, records: list[dict[str, Any]], compaction
         change.update({k: None for k in state if k not in now})
         reqs[by_i[r.i]][6] = change
         state = now
-    comps = [{"n": c.get("n"), "request": c.get("request"), "ok": c.get("ok"), "before": c.get("before"),
-              "after": c.get("after"), "text": c.get("text") or "", "fallback": c.get("fallback") or "",
-              "error": c.get("error") or "", "repairs": c.get("repairs") or 0,
-              "latency_s": round(sum(float(x.get("latency_s") or 0) for x in c.get("calls") or []), 3),
-              "calls": len(c.get("calls") or [])} for c in compactions]
+    comps = [{"n": c.get("n"), "request": _count(c.get("request")), "ok": c.get("ok") is True,
+              "before": c.get("before"), "after": c.get("after"), "text": _text(c.get("text")),
+              "fallback": _text(c.get("fallback")), "error": _text(c.get("error")), "repairs": _count(c.get("repairs")),
+              "latency_s": round(sum(_number(x.get("latency_s")) or 0.0 for x in _calls(c)), 3),
+              "calls": len(_calls(c))} for c in compactions]
     return {"requests": reqs, "messages": own_rows, "compactions": comps}
 
 
