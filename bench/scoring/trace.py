@@ -190,7 +190,8 @@ def leak_sentence(judge: Judge, messages: list[Message], injection: str) -> str:
             continue
         for u in U.units(m.text):
             if any(U.together(u, ks) for ks in keysets):
-                return u.text
+                at = m.text.lower().find(u.text)     # the unit's words are normalised: show the message's own
+                return m.text[at:at + len(u.text)] if at >= 0 else u.text
         return m.text[:300]
     return ""
 
