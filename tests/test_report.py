@@ -31,6 +31,8 @@ def test_report_files_are_complete_and_self_contained(run):
     assert html.count("data:image/png;base64,") == len(re.findall(r"!\[", md))
     assert not re.search(r"""(src|href)=['"](?!data:|view\.html['"])""", html)   # no external assets but the viewer
     assert "| truncate (reference) |" in md and "| naive |" in md and "| full (oracle) |" in md
+    kinds = md.split("## Constraints by kind")[1].split("## ")[0]
+    assert "| full | 1.000 |" in kinds and "| naive |" in kinds        # the oracle's check rows are found too
 
 
 def test_writer_comparison_appears_with_several_writers(run, tmp_path):

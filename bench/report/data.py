@@ -80,8 +80,9 @@ def cell_rows(checks, cells):
 
     if checks.empty or cells.empty:
         return checks.iloc[0:0]
-    def key(df):
+    def key(df):   # checks.csv names the oracle's cells by the strategy alone (the summary here is labelled)
         parts = [df[c].astype(str).str.replace(r"\.0$", "", regex=True) if c in ("window", "seed") else
+                 df[c].astype(str).str.replace(r" \(oracle\)$", "", regex=True) if c == "strategy" else
                  df[c].astype(str) for c in KEY_COLUMNS]
         out = parts[0]
         for p in parts[1:]:
