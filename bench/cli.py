@@ -32,6 +32,9 @@ commands:
   import FORMAT PATH --out FILE    turn a transcript into a scenario
                                    (openai-chat | swe-agent | openhands | claude-code)
   report RUN_DIR                   re-render report.md / report.html of a run
+  view RUN_DIR [--cell ID] [--open]
+                                   write RUN_DIR/view.html: every cell's requests, compactions and
+                                   contexts with each truth item marked kept / lost / stale / leaked
   compare BASE_DIR NEW_DIR [--gate FILE] [--max-drop X] [--threshold [TAG:]METRIC=X] [--noise-aware]
           [--all-cells] [--format text|json|junit|markdown] [--output FILE]
                                    the CI gate: exit 1 when any cell or any strategy's mean got worse
@@ -55,6 +58,7 @@ COMMANDS = {
     "scenarios": ("bench.scenarios_cmd", "main"),
     "import": ("bench.importers", "main"),
     "report": ("bench.report", "main"),
+    "view": ("bench.view", "main"),
     "compare": ("bench.compare", "main"),
     "baseline": ("bench.baseline", "main"),
     "merge": ("bench.shard", "main"),

@@ -441,11 +441,20 @@ def run(overrides: list[str], multirun: bool = False) -> int:
             write_plan(out, spec, [c.name for c in planned])
         write_scenarios(out, list({c.scenario.id: c.scenario for c in planned}.values()))
         shutil.rmtree(out / ".cells", ignore_errors=True)
-        (out / "config.yaml").write_text(_dump({**configs[0], "overrides": [redact_override(o) for o in overrides],
+        (out / "config.yaml").write_text(_dump({**configs[0], "bench": _bench(),
+                                                "overrides": [redact_override(o) for o in overrides],
                                                 **({"sweep": configs} if len(configs) > 1 else {})}))
         return _run_cells_in(out, cells, cfg)
     finally:
         lock.close()
+
+
+def _bench() -> dict[str, str]:
+    """The code that made the run, for the report's first screen: version and git commit (when a checkout)."""
+    from . import __version__
+    from .report.headline import git_commit
+
+    return {"version": __version__, "commit": git_commit()}
 
 
 def _lock(out: Path):
@@ -494,13 +503,28 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
             failures.append(f"report not written: {why} (fix it, then `compaction-bench report {out}`)")
     order = {c.key: i for i, c in enumerate(cells)}   # workers finish in any order; the table keeps the plan's
     summary.sort(key=lambda r: order.get(cell_key(r), len(order)))
-    print(format_table(summary))
+    if cfg.get("verbose"):
+        print(format_table(summary))
+    if summary:
+        print(_headline(out))
+    if (out / "report.html").exists():
+        print(f"report: {out / 'report.html'}")
     if (out / "repeats.csv").exists():
         print(f"repeats: each cell's mean and spread over its repeats, and probes' pass^k: {out / 'repeats.csv'}")
     print(f"results: {out}")
     for f in failures:
         print(f"error: {f}", file=sys.stderr)
     return 1 if errors or failures else 0
+
+
+def _headline(out: Path) -> str:
+    """The report's per-strategy table as text; a summary the readers cannot take is said, not raised."""
+    from .report.headline import console
+
+    try:
+        return console(out)
+    except BadInput as exc:
+        return f"(no summary: {exc.problems[0]})"
 
 
 def _role_failures(rows: list[dict[str, Any]]) -> list[str]:

@@ -12,7 +12,7 @@ from .errors import BadInput
 
 # Keys that only choose which cells exist (or where they go); everything else changes a cell's result.
 CELL_SET_KEYS = {"scenarios", "strategies", "stress", "writer.model", "window", "seed", "repeats", "shard", "out",
-                 "resume", "concurrency", "responses", "overrides", "sweep"}
+                 "resume", "concurrency", "responses", "overrides", "sweep", "verbose", "bench"}
 
 
 def _int(value: Any, key: str, problems: list[str], *, minimum: int, optional: bool) -> None:

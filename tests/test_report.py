@@ -7,29 +7,32 @@ import re
 import pytest
 
 from bench.cli import main as cli
-from bench.results import SUMMARY_COLUMNS, append_csv, read_csv, to_dataset
+from bench.results import SUMMARY_COLUMNS, append_csv, load, read_csv, to_dataset
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "run"
     assert cli(["run", "scenarios=[scenarios/hand/injected-watch.yaml,scenarios/hand/pr-queue-small.yaml]",
-                "strategies=[naive,truncate]", f"out={out}"]) == 0   # naive also under offline:realistic
+                "strategies=[full,naive,truncate]", f"out={out}"]) == 0   # naive also under offline:realistic
     return out
 
 
 def test_report_files_are_complete_and_self_contained(run):
     md = (run / "report.md").read_text()
     html = (run / "report.html").read_text()
-    for section in ("Strategies", "Drift under repeated compaction", "Cost against retention",
-                    "Prompt-cache hit rate by provider", "Per scenario", "Probes by kind", "Robustness to writer errors"):
+    for section in ("The sawtooth", "Strategies", "What was lost", "Robustness to writer errors", "Writers side by side",
+                    "Drift under repeated compaction", "Cost against retention", "Prompt-cache hit rate by provider",
+                    "Per scenario", "Probes by kind"):
         assert f"## {section}" in md and f"<h2>{section}</h2>" in html
     assert "not an LLM" in md
     pngs = sorted(p.name for p in (run / "figures").glob("*.png"))
-    assert {"quality.png", "drift.png", "cost.png", "cache.png", "scenarios.png"} <= set(pngs)
+    assert {"sawtooth.png", "quality.png", "drift.png", "cost.png", "cache.png", "scenarios.png"} <= set(pngs)
     assert html.count("data:image/png;base64,") == len(re.findall(r"!\[", md))
-    assert not re.search(r"""(src|href)=['"](?!data:)""", html)          # no external assets
-    assert "| truncate |" in md and "| naive |" in md
+    assert not re.search(r"""(src|href)=['"](?!data:|view\.html['"])""", html)   # no external assets but the viewer
+    assert "| truncate (reference) |" in md and "| naive |" in md and "| full (oracle) |" in md
+    kinds = md.split("## Constraints by kind")[1].split("## ")[0]
+    assert "| full | 1.000 |" in kinds and "| naive |" in kinds        # the oracle's check rows are found too
 
 
 def test_writer_comparison_appears_with_several_writers(run, tmp_path):
@@ -41,7 +44,9 @@ def test_writer_comparison_appears_with_several_writers(run, tmp_path):
         w.writeheader()
         w.writerows(rows + [{**r, "writer": "openai/gpt-x"} for r in rows])
     assert cli(["report", str(copy)]) == 0
-    assert "## Writer models" in (copy / "report.md").read_text()
+    md = (copy / "report.md").read_text()
+    pivot = md.split("## Writers side by side")[1].split("\n\n")[1]
+    assert pivot.splitlines()[0] == "| strategy | metric | offline | offline:realistic | openai/gpt-x |"
 
 
 def test_report_of_a_missing_run_is_bad_input(tmp_path):
@@ -50,7 +55,7 @@ def test_report_of_a_missing_run_is_bad_input(tmp_path):
 
 def test_run_exports_as_a_dataset(run):
     ds = to_dataset(run)
-    assert ds["summary"].num_rows == 6 and "goal_retention" in ds["summary"].column_names   # 2 x (naive x2, truncate)
+    assert ds["summary"].num_rows == 8 and "goal_retention" in ds["summary"].column_names   # 2 x (full, naive x2, truncate)
     assert ds["checks"].num_rows == len(read_csv(run / "checks.csv"))
 
 
@@ -105,3 +110,107 @@ def test_compaction_outcomes_count_failures_fallbacks_and_repairs():
     assert out.loc["vibey", ["attempts", "failed", "fell_back", "repaired"]].tolist() == [3, 1, 2, 1]
     assert out.loc["vibey", "fallbacks"] in ("mechanical 1, unchanged 1", "unchanged 1, mechanical 1")
     assert out.loc["naive", "fell_back"] == 0 and out.loc["naive", "fallbacks"] == ""
+
+
+def test_the_first_screen_names_the_run_and_ranks_strategies(run):
+    """Identity lines, then the headline: reference rows first, cell means, cost relative to `full`,
+    overflow beside; then sentences computed from it."""
+    md = (run / "report.md").read_text()
+    head = md.split("## ")[0]
+    assert "Writers: `offline`, `offline:realistic`; agent (probes): `offline`; judge: `offline`." in head
+    assert "Cache profile `openai`; prices of `gpt-5-mini`" in head and "2 scenarios, 8 cells" in head
+    assert re.search(r"compaction-bench \d+\.\d+\.\d+", head)
+    table = [line for line in head.splitlines() if line.startswith("|")]
+    assert table[0].startswith("| strategy | cells | goal | constraints |") and "| cost ×full | overflow |" in table[0]
+    names = [line.split("|")[1].strip() for line in table[2:]]
+    assert names == ["full (oracle)", "truncate (reference)", "naive"]
+    full = table[2].split("|")
+    assert full[table[0].split("|").index(" cost ×full ")].strip() == "1.000"   # the oracle against itself
+    summary = load(run)
+    naive = summary[(summary["strategy"] == "naive") & (summary["writer"] == "offline")]
+    col = table[0].split("|").index(" constraints ")
+    shown = table[4].split("|")[col].split()
+    assert float(shown[0]) == pytest.approx(naive["constraint_fidelity"].mean(), abs=1e-3)
+    if len(shown) > 1:    # with its bootstrap interval over the cells around it
+        low, high = (float(x.strip("[],")) for x in shown[1:])
+        assert low <= float(shown[0]) <= high
+    assert "constraints: naive is best at" in head              # the only contender
+    assert "intervals" in head and "view" in head        # each lead says whether its 95% intervals overlap
+    assert re.search(r"\d\.\d{3} \[\d\.\d{2}, \d\.\d{2}\]", "\n".join(table))
+
+
+def test_the_console_prints_the_summary_and_the_report_path(tmp_path, capsys):
+    out = tmp_path / "r"
+    args = ["run", "scenarios=[scenarios/hand/pr-queue-small.yaml]", "strategies=[naive]", "stress=[]",
+            "probes.enabled=false", f"out={out}"]
+    assert cli(args) == 0
+    printed = capsys.readouterr().out
+    assert f"report: {out / 'report.html'}" in printed and printed.splitlines()[0].split()[:2] == ["strategy", "cells"]
+    assert "pr-queue-small" not in printed                     # no per-cell rows unless asked
+    assert cli([*args, "verbose=true"]) == 0                   # resumes: nothing to run, the same folder
+    assert "pr-queue-small" in capsys.readouterr().out
+
+
+def test_one_colour_per_strategy_by_sorted_name():
+    from bench.report.figures import PALETTE, Colours
+
+    c = Colours(["vibey", "naive", "full (oracle)", "naive"])
+    assert [c("full"), c("naive"), c("vibey")] == PALETTE[:3] and c("full (oracle)") == c("full")
+    assert Colours(["naive", "vibey", "full"])("vibey") == c("vibey")
+
+
+def test_every_table_weighs_cells_alike():
+    """Kinds and drift are means over cells: a cell with many items or check points counts once."""
+    import pandas as pd
+
+    from bench.report.data import constraint_kinds, drift
+
+    key = {"strategy": "s", "writer": "offline", "window": "1000", "seed": "0"}
+    rows = [{**key, "scenario": "big", "metric": "constraint", "point": "all", "kind": "ban", "item": f"c{i}",
+             "score": 1.0} for i in range(9)]
+    rows.append({**key, "scenario": "small", "metric": "constraint", "point": "all", "kind": "ban", "item": "c1",
+                 "score": 0.0})
+    assert constraint_kinds(pd.DataFrame(rows)).set_index("strategy").loc["s", "ban"] == pytest.approx(0.5)
+    points = [{**key, "scenario": "a", "metric": "goal", "point": "compaction", "check_point": k, "score": v, "item": "m"}
+              for k, v in ((1, 1.0), (2, 0.5))]
+    points += [{**key, "scenario": "b", "metric": "goal", "point": "compaction", "check_point": k, "score": .2,
+                "item": "m"} for k in (1, 2)]
+    d = drift(pd.DataFrame(points)).set_index("check_point")["score"]
+    assert d.loc[1] == 0 and d.loc[2] == pytest.approx(-0.25)   # each cell against its own first point
+
+
+def test_cost_is_relative_to_the_oracle_on_the_same_scenario():
+    import pandas as pd
+
+    from bench.report.headline import with_cost_vs_full
+
+    df = pd.DataFrame([{"scenario": s, "strategy": n, "window": 1, "seed": 0, "oracle": int(n == "full"), "cost_usd": c}
+                       for s, n, c in (("a", "full", 2.0), ("a", "x", 1.0), ("b", "full", 10.0), ("b", "x", 15.0),
+                                       ("c", "x", 3.0))])
+    assert with_cost_vs_full(df)["cost_vs_full"].tolist()[:4] == [1.0, 0.5, 1.0, 1.5]
+    assert with_cost_vs_full(df)["cost_vs_full"].isna().tolist()[4]
+
+
+def test_what_was_lost_names_the_item_the_compaction_and_its_text(run):
+    md = (run / "report.md").read_text()
+    part = md.split("## What was lost")[1].split("## ")[0]
+    rows = [line.split("|")[1:-1] for line in part.splitlines() if line.startswith("| naive")]
+    assert rows, part
+    lost = [r for r in rows if r[2].strip().startswith("constraint:")]
+    assert lost and all(r[6].strip().startswith("#") or r[6].strip() == "none yet" for r in lost)
+    assert any("“" in r[3] for r in lost)                  # the constraint's quote, from the scenario
+    assert any(r[7].strip() for r in lost if r[6].strip() != "none yet")   # the compaction's text begins
+
+
+def test_a_leak_is_shown_with_the_sentence_that_carried_it(tmp_path):
+    out = tmp_path / "leaky"
+    assert cli(["run", "scenarios=[scenarios/hand/injected-watch.yaml]", "strategies=[naive]", "stress=[]",
+                "markers=false", "probes.enabled=false", f"out={out}"]) == 0
+    checks = load(out, "checks")
+    leaks = checks[(checks["metric"] == "leakage") & (checks["point"] == "all") & (checks["score"] > 0)]
+    assert not leaks.empty, "the offline writer without markers leaks injected-watch's payload"
+    md = (out / "report.md").read_text()
+    part = md.split("## What was lost")[1].split("## ")[0]
+    row = next(line for line in part.splitlines() if line.startswith("| naive | offline | injected-watch"))
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert cells[3] == leaks.iloc[0]["item"] and cells[5].startswith("request ") and len(cells[7]) > 20

@@ -59,134 +59,136 @@ def _config(run_dir: Path) -> dict[str, Any]:
     return cfg
 
 
-def _section(cfg: dict[str, Any], key: str) -> dict[str, Any]:
-    """A config section as a mapping; a section of another shape reads as absent."""
-    value = cfg.get(key)
-    return value if isinstance(value, dict) else {}
-
-
-def _rows(df, columns: list[str]) -> list[list[Any]]:
-    return [[None if v != v else v for v in row] for row in df[columns].itertuples(index=False)]
-
-
 def build(run_dir: Path) -> Doc:
     import pandas as pd
 
     from ..logs import read_jsonl
     from ..results import load
-    from . import data, figures
+    from ..scoring.trace import Run
+    from . import data, figures, headline
+    from . import sections as S
 
     summary = load(run_dir)
     checks = load(run_dir, "checks") if (run_dir / "checks.csv").exists() else pd.DataFrame(
-        columns=["strategy", "metric", "point", "check_point", "score", "kind", "item"])
+        columns=["scenario", "strategy", "writer", "window", "seed", "metric", "point", "check_point", "score",
+                 "kind", "item", "detail"])
     if "kind" not in checks.columns:          # runs from before checks.csv had a kind column
         checks = checks.assign(kind=float("nan"))
     cfg = _config(run_dir)
     records = list(read_jsonl(run_dir / "requests.jsonl"))
+    compactions = list(read_jsonl(run_dir / "compactions.jsonl"))
     doc = Doc(f"compaction-bench report: {run_dir.name}")
-    _models(doc, summary, cfg)
+    for line in headline.identity(summary, cfg):
+        doc.p(line)
     if summary.empty:
         doc.p("No finished cells.")
         return doc
-    summary = data.labelled(summary.assign(retention=data.retention(summary)))
-    scored, idle = data.headline(summary[~data.stressed(summary)])
-
-    doc.h("Strategies")
-    doc.p("Every score is a mean over every agent request of a session (not only the requests after a "
-          "compaction), then over cells. A request over the window keeps nothing (no provider would serve "
-          "it), except for the oracle, which ignores the window by design and is scored as if it had been "
-          "served; `overflow_requests` counts them per cell.")
+    colours = figures.Colours(summary["strategy"])
+    summary = data.labelled(headline.with_cost_vs_full(summary.assign(retention=data.retention(summary))))
+    main = summary[~data.stressed(summary)]
+    scored, idle = data.headline(main)
+    mine = data.cell_rows(checks, scored)      # the headline cells' check rows
+    table = headline.table(scored)
+    cols, body = headline.shown(table)
+    doc.table(Table(cols, body, "One row per strategy; reference rows first (the oracle `full`, which ignores "
+                                "the window, and `truncate`, which keeps no memory). Each score is a mean over "
+                                "cells, each cell's score a mean over every agent request of its session: the "
+                                "weighting of every table and figure here. goal, constraints, facts, decisions, "
+                                "probes: higher is better; leakage, stale (constraints shown after they ended), "
+                                "revived (rejected options proposed again), overflow (requests per cell over the "
+                                "window, which keep nothing), cost ×full (cost over `full`'s on the same "
+                                "scenario): lower is better. Cells where a strategy never compacted are left "
+                                "out (listed below).", id="headline"))
+    for sentence in headline.findings(table, idle, main, summary[~summary["strategy"].str.endswith(" (oracle)")]):
+        doc.p(sentence)
+    S.link_viewer(doc, run_dir)
+    roles = {str(S.section(cfg, r).get("model")) for r in ("agent", "judge")}
+    if "offline" in set(summary["writer"].astype(str)) | roles:
+        doc.p(OFFLINE_NOTE)
     quality, cost = data.present(summary, data.QUALITY), data.present(summary, data.COST)
-    per = data.by(scored, ["strategy"], quality + cost)
-    cols = ["strategy", *data.present(per, quality)]
-    doc.table(Table(cols, _rows(per, cols), "Means over the cells where the strategy compacted at least once. "
-                                            "Leakage, stale constraints, revived rejected options and overflow: "
-                                            "lower is better."))
+    S.windows(doc, scored)
     if not idle.empty:
         icols = ["scenario", "strategy", "writer", "window", *data.present(idle, quality)]
-        doc.table(Table(icols, _rows(idle, icols), "Cells where the strategy never compacted: the session fit, "
-                                                   "so these scores are the oracle's context, not the "
-                                                   "strategy's; left out of the means above."))
-    _intervals(doc, scored, quality, run_dir)
-    cols = ["strategy", *data.present(per, cost)]
-    doc.table(Table(cols, _rows(per, cols), "Tokens and cost: means per cell (one session)."))
-    doc.figure(figures.bars(per, "strategy", data.present(per, ["goal_retention", "constraint_fidelity",
-                                                                "provenance_leakage"]),
-                            "quality", "Goal retention, constraint fidelity (higher is better) and provenance "
-                                       "leakage (lower is better) per strategy."))
+        doc.table(Table(icols, S.rows(idle, icols), "Cells where the strategy never compacted: the session fit, "
+                                                    "so these scores are the oracle's context, not the "
+                                                    "strategy's; left out of the means above."))
 
-    outcomes = data.compaction_outcomes(list(read_jsonl(run_dir / "compactions.jsonl")))
+    doc.h("The sawtooth")
+    doc.figure(figures.sawtooth(S.sawtooth_series(records, compactions, main, cfg),
+                                "Tokens sent per agent request against request number, one panel per scenario "
+                                "(the headline's writer; a scenario's first window): the window (solid), the "
+                                "default trigger min(0.9 window, window - reserve - margin) (dotted; a strategy "
+                                "may set its own), and each compaction (a dot on the first request after it).",
+                                colours))
+
+    doc.h("Strategies")
+    per = data.by(scored, ["strategy"], quality + cost + ["cost_vs_full"])
+    ccols = ["strategy", *data.present(per, cost + ["cost_vs_full"])]
+    doc.table(Table(ccols, S.rows(per, ccols), "Tokens and cost: means per cell (one session)."))
+    _intervals(doc, scored, quality, run_dir)
+    doc.figure(figures.bars(per, "strategy", data.present(per, ["goal_retention", "constraint_fidelity",
+                                                                "fact_retention", "provenance_leakage"]),
+                            "quality", "Goal retention, constraint fidelity, fact retention (higher is better) "
+                                       "and provenance leakage (lower is better): cell means per strategy.",
+                            colours=colours))
+    outcomes = data.compaction_outcomes(compactions)
     if not outcomes.empty:
         ocols = list(outcomes.columns)
-        doc.table(Table(ocols, _rows(outcomes, ocols), "Compaction attempts over all cells: failed (nothing "
-                                                       "changed), fell back (and to what), needed a repair."))
-
-    if summary["writer"].nunique() > 1:
-        doc.h("Writer models")
-        per_w = data.by(summary, ["writer", "strategy"], quality + ["cost_usd", "compaction_failures"])
-        wcols = ["writer", "strategy", *data.present(per_w, quality + ["cost_usd", "compaction_failures"])]
-        doc.table(Table(wcols, _rows(per_w, wcols)))
-        doc.figure(figures.bars(data.by(summary, ["writer"], data.RETENTION), "writer",
-                                data.present(summary, data.RETENTION), "writers",
-                                "Retention per writer model, over every strategy and scenario."))
-
-    if data.stressed(summary).any():
-        doc.h("Robustness to writer errors")
-        doc.p("The strategies that call a writer, replayed with the offline writer under stress profiles "
-              "(`offline:NAME`, docs/models.md): the same writer, made to paraphrase the user, loosen bans, "
-              "write a background request as the user's, forget old goals, report a finished subtask as the "
-              "whole task, and blur exact references, at documented rates. They show how much a design "
-              "depends on a faithful writer; they are not measurements of any LLM. Each change is against "
-              "the same strategy with `offline` on the same scenarios.")
-        keys = ["goal_retention", "constraint_fidelity", "provenance_leakage", "fact_retention", "decision_retention",
-                "rejected_revived", "probe_pass_rate"]
-        rob = data.robustness(summary[~summary["strategy"].str.endswith(" (oracle)")], keys)
-        if not rob.empty:
-            rcols = ["strategy", "writer", "cells", *[c for m in keys for c in (m, f"{m} change") if c in rob.columns]]
-            doc.table(Table(rcols, _rows(rob, rcols), "Leakage, revived options: a rise is worse; the rest: a "
-                                                      "drop is worse."))
+        doc.table(Table(ocols, S.rows(outcomes, ocols), "Compaction attempts over all cells: failed (nothing "
+                                                        "changed), fell back (and to what), needed a repair."))
+    S.lost(doc, Run(run_dir, cfg), checks, mine, summary, compactions)
+    S.robustness(doc, summary)
+    S.writers(doc, summary, compactions, cfg, quality)
 
     doc.h("Drift under repeated compaction")
-    doc.figure(figures.drift(data.drift(checks), "Mean score at check points against the number of "
-                                                 "compactions so far, in bins 1, 2, 3-4, 5-8, ... "
-                                                 "(from checks.csv)."))
+    doc.figure(figures.drift(data.drift(mine),
+                             "Change in score since the cell's first check point (the first request after its "
+                             "first compaction) against the number of compactions so far, in bins 1, 2, 3-4, "
+                             "5-8, ...; averaged over cells, so a scenario's size or difficulty cancels out "
+                             "(from checks.csv).", colours))
 
     doc.h("Cost against retention")
-    doc.figure(figures.scatter(summary, "cost_usd", "retention", "cost",
-                               "One point per cell: dollar cost of the session against its mean retention "
-                               "(goal, constraints, facts)."))
+    doc.figure(figures.scatter(scored, "cost_vs_full", "retention", "cost",
+                               "One point per cell: its cost relative to `full` on the same scenario (1 = the "
+                               "oracle's cost; dashed) against its mean retention (goal, constraints, facts).",
+                               colours, xline=1.0))
 
     doc.h("Prompt-cache hit rate by provider")
     grid = data.cache_grid(run_dir / "requests.jsonl", records, summary)
     if not grid.empty:
         gcols = list(grid.columns)
-        doc.table(Table(gcols, _rows(grid, gcols), "Each run's logs re-simulated under every bundled profile "
-                                                   "(conf/cache/); the run itself used "
-                                                   f"`{_section(cfg, 'cache').get('name', '?')}`."))
-        doc.figure(figures.bars(grid, "strategy", gcols[1:], "cache", "Cache hit rate per strategy and provider."))
+        doc.table(Table(gcols, S.rows(grid, gcols), "Each run's logs re-simulated under every bundled profile "
+                                                    "(conf/cache/); the run itself used "
+                                                    f"`{S.section(cfg, 'cache').get('name', '?')}`."))
+        doc.figure(figures.bars(grid, "strategy", gcols[1:], "cache", "Cache hit rate per strategy and provider.",
+                                colours=colours))
 
     doc.h("Per scenario")
-    pivot = summary.pivot_table(index="scenario", columns="strategy", values="retention", aggfunc="mean", sort=False)
+    pivot = scored.pivot_table(index="scenario", columns="strategy", values="retention", aggfunc="mean", sort=False)
     doc.figure(figures.heatmap(pivot, "scenarios", "Mean retention (goal, constraints, facts) per scenario and "
-                                                   "strategy."))
-    kinds = data.constraint_kinds(checks)
+                                                   "strategy (headline cells)."))
+    kinds = data.constraint_kinds(mine)
     if not kinds.empty:
         doc.h("Constraints by kind")
         kcols = [str(c) for c in kinds.columns]
-        doc.table(Table(kcols, _rows(kinds, list(kinds.columns)), "Constraint fidelity over every request: "
-                                                                  "1 verbatim, 0.5 keys only, 0 lost."))
-    _probes(doc, checks)
+        doc.table(Table(kcols, S.rows(kinds, list(kinds.columns)),
+                        "Per kind, in each cell the mean over its constraints of each one's score over the requests "
+                        "where it was in force (1 verbatim, 0.5 keys only, 0 lost), then the mean over cells. It "
+                        "weighs constraints, not requests, so it differs from constraint_fidelity, which weighs "
+                        "every request equally."))
+    S.probes(doc, mine)
     doc.h("All cells")
-    ccols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, "cost_usd",
-                                                                                  "overflow_cost_usd",
-                                                                                  "cache_hit_rate"])]
-    doc.table(Table(ccols, _rows(summary, ccols)))
+    acols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, "cost_usd",
+                                                                      "cost_vs_full", "overflow_cost_usd",
+                                                                      "cache_hit_rate"])]
+    doc.table(Table(acols, S.rows(summary, acols)))
     return doc
 
 
 def _intervals(doc: Doc, scored, quality: list[str], run_dir: Path) -> None:
     """The headline means with their 95% intervals and a verdict against the first strategy."""
     from . import data
+    from . import sections as S
 
     iv = data.intervals(scored, [m for m in quality if m != "overflow_requests"])
     if iv.empty:
@@ -194,7 +196,7 @@ def _intervals(doc: Doc, scored, quality: list[str], run_dir: Path) -> None:
     ref = [c for c in iv.columns if c.startswith("vs ")]
     repeats = int(scored.groupby(["scenario", "strategy", "writer", "window"])["seed"].nunique().max())
     cols = ["strategy", "metric", "cells", "mean [95%]", *ref]
-    doc.table(Table(cols, _rows(iv, cols), "95% intervals: bootstrap over scenarios and repeats "
+    doc.table(Table(cols, S.rows(iv, cols), "95% intervals: bootstrap over scenarios and repeats "
                                            f"({repeats} per cell; bench/stats.py). The verdict is against the first "
                                            "strategy, paired by scenario and seed: better or worse when the whole "
                                            "interval of the difference is on one side of 0, else tied. Offline "
@@ -203,34 +205,9 @@ def _intervals(doc: Doc, scored, quality: list[str], run_dir: Path) -> None:
     pk = data.pass_k(run_dir)
     if not pk.empty:
         pcols = list(pk.columns)
-        doc.table(Table(pcols, _rows(pk, pcols), "Probes over repeats: probe_pass_rate is the mean pass rate; "
+        doc.table(Table(pcols, S.rows(pk, pcols), "Probes over repeats: probe_pass_rate is the mean pass rate; "
                                                  "probe_pass_k counts a probe as kept only when it passed in every "
                                                  "repeat (pass^k)."))
-
-
-def _models(doc: Doc, summary, cfg: dict[str, Any]) -> None:
-    writers = sorted(set(summary["writer"].astype(str))) if not summary.empty else []
-    role = lambda r: str(_section(cfg, r).get("model", "?"))  # noqa: E731
-    price = _section(cfg, "price").get("model") or _section(cfg, "cache").get("price_model", "?")
-    doc.p(f"Writer model(s): {', '.join(writers) or '?'}; agent (probes): {role('agent')}; "
-          f"judge: {role('judge')}. Cache profile: {_section(cfg, 'cache').get('name', '?')}; "
-          f"prices: {price} from litellm's bundled cost map.")
-    if "offline" in writers or "offline" in (role("agent"), role("judge")):
-        doc.p(OFFLINE_NOTE)
-
-
-def _probes(doc: Doc, checks) -> None:
-    from . import data
-
-    kinds = data.probe_kinds(checks)
-    if kinds.empty:
-        return
-    doc.h("Probes by kind")
-    cols = ["strategy", "kind", "probes", "unanswerable", "passed", "failed_to_run", "pass_rate"]
-    doc.table(Table(cols, _rows(kinds, cols), "Unanswerable: the same agent fails the probe even with the oracle's "
-                                              "full context, so it says nothing about the strategy and is left out "
-                                              "of pass_rate (the share of what the oracle could answer). A probe "
-                                              "whose agent or judge failed counts as not passed."))
 
 
 def main(argv: list[str]) -> int:

@@ -74,32 +74,65 @@ def retention(df):
     return df[cols].mean(axis=1, skipna=True) if cols else df.index.to_series() * float("nan")
 
 
+def cell_rows(checks, cells):
+    """The checks.csv rows of the given cells (summary rows), matched on the key columns."""
+    from ..results import KEY_COLUMNS
+
+    if checks.empty or cells.empty:
+        return checks.iloc[0:0]
+    def key(df):   # checks.csv names the oracle's cells by the strategy alone (the summary here is labelled)
+        parts = [df[c].astype(str).str.replace(r"\.0$", "", regex=True) if c in ("window", "seed") else
+                 df[c].astype(str).str.replace(r" \(oracle\)$", "", regex=True) if c == "strategy" else
+                 df[c].astype(str) for c in KEY_COLUMNS]
+        out = parts[0]
+        for p in parts[1:]:
+            out = out + "/" + p
+        return out
+
+    return checks[key(checks).isin(set(key(cells)))]
+
+
 def drift(checks):
-    """Mean score per strategy, metric and compaction number at check points. Compaction numbers
-    are binned by powers of two (1, 2, 3-4, 5-8, ...), since strategies compact from a few times
-    to hundreds of times a session and scenarios end at different counts."""
+    """Change in score since each cell's first check point, per strategy, metric and compaction number,
+    averaged over cells (each cell weighs the same; a scenario's own level cancels out). A check point's
+    score is the mean over the items in force at that request. Compaction numbers are binned by powers
+    of two (1, 2, 3-4, 5-8, ...), since strategies compact from a few times to hundreds of times a session."""
+    from ..results import KEY_COLUMNS
+
     rows = checks[checks["point"].isin(["compaction", "final"]) & checks["metric"].isin(list(DRIFT))
                   & checks["check_point"].notna() & checks["score"].notna()]
     if rows.empty:
         return rows
-    k = rows["check_point"].astype(int)
-    bins = k.map(lambda n: 0 if n <= 0 else 1 << (n - 1).bit_length())
-    rows = rows.assign(score=rows["score"].astype(float), check_point=bins)
-    return rows.groupby(["strategy", "metric", "check_point"], sort=True)["score"].mean().reset_index()
+    rows = rows.assign(score=rows["score"].astype(float), check_point=rows["check_point"].astype(int))
+    per = rows.groupby([*KEY_COLUMNS, "metric", "check_point"], sort=True)["score"].mean().reset_index()
+    first = per.groupby([*KEY_COLUMNS, "metric"])["score"].transform("first")
+    per = per.assign(score=per["score"] - first)
+    per = per.assign(check_point=per["check_point"].map(lambda n: 0 if n <= 0 else 1 << (n - 1).bit_length()))
+    per = per.groupby([*KEY_COLUMNS, "metric", "check_point"], sort=True)["score"].mean().reset_index()
+    return per.groupby(["strategy", "metric", "check_point"], sort=True)["score"].mean().reset_index()
 
 
 def constraint_kinds(checks):
-    """Constraint fidelity per strategy and constraint kind (ban, must, preference, ...): each constraint's
-    mean over the requests where it was in force (checks.csv `point=all`)."""
+    """Constraint fidelity per strategy and constraint kind (ban, must, preference, ...): in each cell, the
+    mean over that kind's constraints of each one's mean over the requests where it was in force
+    (checks.csv `point=all`); then the mean over cells, like every table. It weighs constraints, not
+    requests, so it is not constraint_fidelity broken down: a constraint in force for two requests
+    counts as much as one in force for two hundred."""
+    from ..results import KEY_COLUMNS
+
     rows = checks[(checks["metric"] == "constraint") & checks["kind"].notna() & (checks["point"] == "all")]
     if rows.empty:
         return rows
     rows = rows.assign(score=rows["score"].astype(float))
-    return rows.pivot_table(index="strategy", columns="kind", values="score", aggfunc="mean", sort=False).reset_index()
+    per = rows.groupby([*KEY_COLUMNS, "kind"], sort=False)["score"].mean().reset_index()
+    return per.pivot_table(index="strategy", columns="kind", values="score", aggfunc="mean", sort=True).reset_index()
 
 
 def probe_kinds(checks):
-    """Per strategy and probe kind: passed, graded, failed to run, pass rate (failures count as not passed)."""
+    """Per strategy and probe kind: probes, passed, failed to run (counts over cells), and the pass rate as
+    a mean over cells of each cell's rate (failures count as not passed), like every other score."""
+    from ..results import KEY_COLUMNS as KEY
+
     rows = checks[checks["metric"] == "probe"]
     if rows.empty:
         return rows
@@ -113,7 +146,10 @@ def probe_kinds(checks):
     out["passed"] = out["passed"].astype(int)
     out["unanswerable"] = out["unanswerable"].astype(int)
     out["failed_to_run"] = (out["probes"] - out["ran"]).astype(int)
-    out["pass_rate"] = (out["passed"] / out["counted"]).where(out["counted"] > 0)
+    per = rows.groupby([*KEY, "kind"], sort=True).agg(counted=("counted", "sum"), passed=("passed_counted", "sum"))
+    per = per[per["counted"] > 0].assign(rate=lambda d: d["passed"] / d["counted"]).reset_index()
+    rate = per.groupby(["strategy", "kind"])["rate"].mean()
+    out["pass_rate"] = [rate.get((s, k), float("nan")) for s, k in zip(out["strategy"], out["kind"])]
     return out.drop(columns=["ran", "counted"])
 
 
@@ -126,7 +162,8 @@ def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
 
     profiles = [load_profile(n).for_model(load_profile(n).price_model) for n in profile_names() if n != "none"]
     try:
-        rates = hit_rates(records, profiles)
+        rates = saved(path, repr(profiles), lambda: hit_rates(records, profiles),
+                      path.parent / ".report-cache" / "cache-grid.json")
     except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
         raise BadInput(f"{path}: a request record lacks or mangles a field the cache simulator needs "
                        f"({type(exc).__name__}: {exc})")
@@ -136,6 +173,34 @@ def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
     names = summary[keys].astype(str).agg("/".join, axis=1)
     rows = [{"strategy": s, **rates[n]} for n, s in zip(names, summary["strategy"]) if n in rates]
     return pd.DataFrame(rows).groupby("strategy", sort=False).mean().reset_index() if rows else pd.DataFrame()
+
+
+def saved(source: Path, settings: str, compute, keep: Path):
+    """`compute()`'s result (JSON), kept in the file `keep` and reused while `source` (its size and
+    modification time) and `settings` are the same. Re-simulating every request under every cache
+    profile, or validating a large scenario for its truth's labels, is most of a report's time, and a
+    re-rendered report reads the same files."""
+    import hashlib
+    import json
+
+    try:
+        st = source.stat()
+    except OSError:
+        return compute()
+    stamp = f"{source.resolve()}:{st.st_size}:{st.st_mtime_ns}:{hashlib.sha256(settings.encode()).hexdigest()[:16]}"
+    try:
+        kept = json.loads(keep.read_text(encoding="utf-8"))
+        if isinstance(kept, dict) and kept.get("stamp") == stamp and "value" in kept:
+            return kept["value"]
+    except (OSError, ValueError):
+        pass
+    result = compute()
+    try:
+        keep.parent.mkdir(exist_ok=True)
+        keep.write_text(json.dumps({"stamp": stamp, "value": result}), encoding="utf-8")
+    except OSError:
+        pass
+    return result
 
 
 def _text(value: Any) -> str:

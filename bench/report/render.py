@@ -17,6 +17,7 @@ class Table:
     columns: list[str]
     rows: list[list[Any]]
     note: str = ""
+    id: str = ""          # the HTML table's id (the headline is `headline`)
 
 
 @dataclass
@@ -39,6 +40,10 @@ class Doc:
 
     def table(self, t: Table) -> None:
         self.blocks.append(("table", t))
+
+    def link(self, text: str, href: str) -> None:
+        """A link to a file beside the report (relative, so the folder can move)."""
+        self.blocks.append(("link", (text, href)))
 
     def figure(self, f: Figure | None) -> None:
         if f is not None:
@@ -67,6 +72,8 @@ def markdown(doc: Doc) -> str:
             out += [f"## {b}", ""]
         elif kind == "p":
             out += [b, ""]
+        elif kind == "link":
+            out += [f"[{b[0]}]({b[1]})", ""]
         elif kind == "table":
             out.append("| " + " | ".join(b.columns) + " |")
             out.append("|" + "|".join("---" for _ in b.columns) + "|")
@@ -79,7 +86,8 @@ def markdown(doc: Doc) -> str:
     return "\n".join(out)
 
 
-STYLE = """body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+STYLE = """body{font-family:system-ui,sans-serif;max-width:1180px;margin:1.5em auto;padding:0 1em;color:#222}
+#headline{font-size:.85em}#headline td,#headline th{padding:.2em .45em}
 .wide{overflow-x:auto}table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}
 code{background:#f3f3f3;padding:0 .2em}th,td{border:1px solid #ccc;padding:.25em .6em}
 th{background:#f3f3f3}td{text-align:right}td:first-child,td:nth-child(2){text-align:left}
@@ -101,8 +109,11 @@ def to_html(doc: Doc) -> str:
             out.append(f"<h2>{e(b)}</h2>")
         elif kind == "p":
             out.append(f"<p>{inline(b)}</p>")
+        elif kind == "link":
+            out.append(f"<p><a href='{e(b[1])}'>{e(b[0])}</a></p>")
         elif kind == "table":
-            out.append("<div class='wide'><table><tr>" + "".join(f"<th>{e(c)}</th>" for c in b.columns) + "</tr>")
+            ident = f" id='{e(b.id)}'" if b.id else ""
+            out.append(f"<div class='wide'><table{ident}><tr>" + "".join(f"<th>{e(c)}</th>" for c in b.columns) + "</tr>")
             out += ["<tr>" + "".join(f"<td>{e(cell(v))}</td>" for v in row) + "</tr>" for row in b.rows]
             out.append("</table></div>" + (f"<p>{inline(b.note)}</p>" if b.note else ""))
         elif kind == "figure":

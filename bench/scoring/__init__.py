@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from bisect import bisect_right
+from typing import Any, Callable, Iterable, Iterator
 
 from ..cache_sim import Profile
 from ..errors import BadInput
@@ -121,6 +122,41 @@ class Tally:
         return out
 
 
+def judged(requests: Iterable[Any], judge: Judge, oracle: bool = False,
+           seen: Callable[[Any], None] | None = None) -> Iterator[tuple[Any, list, bool]]:
+    """(request, its checks, over the window) for every agent request of one cell, in order: the scorer's
+    schedule and rules, shared by `score_cell` and the readers that show them (report, viewer).
+
+    A request is judged once the next one is known (`decide`'s hold rule reads both neighbours), so each
+    comes out one request late; `seen` is called on every billed request as it is read. A request that
+    only appends to the previous one costs only its new messages."""
+    timeline = judge.timeline
+    waiting: tuple | None = None     # the previous agent request: judged once the next one is known
+    held: dict | None = None         # the values of the request before that
+    before, found = None, None
+    for r in requests:
+        if r.kind == "probe":
+            continue
+        if seen is not None:
+            seen(r)
+        if r.kind != "agent":
+            continue
+        msgs = r.messages
+        if before is not None and len(msgs) >= len(before) and msgs[:len(before)] == before:
+            found = judge.request(msgs[len(before):], found)
+        else:
+            found = judge.request(msgs)
+        before = msgs
+        now = shown(found, timeline.at(timeline.pos.get(r.record.get("event"), 0)))
+        if waiting is not None:
+            yield waiting[0], decide(waiting[1], held, now.values, waiting[2] and not oracle), waiting[2]
+            held = waiting[1].values
+        waiting = (r, now, bool(r.record.get("over")))
+    if waiting is not None:
+        yield waiting[0], decide(waiting[1], held, None, waiting[2] and not oracle), waiting[2]
+
+
+
 async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
                      ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Summary columns and checks.csv rows for one cell. `oracle`: the strategy declares that it
@@ -137,8 +173,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
     targets: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
     tally = Tally()
-    passed, pending, last, prev = 0, False, None, None
-    before, found = None, None
+    last, prev, passed = None, None, 0
     over_requests = 0
 
     def full_rows(r: Any, k: int, point: str, checks: list) -> None:
@@ -146,48 +181,26 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
                      "metric": c.metric, "item": c.item, "kind": c.kind, "score": c.score, "detail": c.detail}
                     for c in checks)
 
-    waiting: tuple | None = None     # the previous agent request: judged once the next one is known
-    held: dict | None = None         # the values of the request before that
-
-    def judge_waiting(after: dict | None) -> None:
-        nonlocal held, last
-        r, k, point, now, over = waiting
-        checks = decide(now, held, after, over and not oracle)
-        tally.add(r, checks)
-        if point:
-            full_rows(r, k, point, checks)
-        held, last = now.values, (r, k, checks)
-
-    for r in replay_requests(read_jsonl(cell_dir / "requests.jsonl"), scenario, tok, cell.markers):
+    def seen(r: Any) -> None:
+        nonlocal prev
         prev = r
-        if r.kind == "probe":
-            continue
         meter.add(r)
-        while passed < len(starts) and starts[passed] <= r.i:
-            passed, pending = passed + 1, True
-        if r.kind != "agent":
-            continue
-        at = timeline.pos.get(r.record.get("event"), 0)
-        for p in probes:
-            if p.id not in targets and timeline.pos.get(p.at, 0) < at:
-                targets[p.id] = r
-        msgs = r.messages
-        if before is not None and len(msgs) >= len(before) and msgs[:len(before)] == before:
-            found = judge.request(msgs[len(before):], found)
-        else:
-            found = judge.request(msgs)
-        before = msgs
-        over = bool(r.record.get("over"))
+        if r.kind == "agent":
+            at = timeline.pos.get(r.record.get("event"), 0)
+            for p in probes:
+                if p.id not in targets and timeline.pos.get(p.at, 0) < at:
+                    targets[p.id] = r
+
+    records = replay_requests(read_jsonl(cell_dir / "requests.jsonl"), scenario, tok, cell.markers)
+    for r, checks, over in judged(records, judge, oracle, seen):
+        k = bisect_right(starts, r.i)     # compactions done before this request
         over_requests += over
-        now = shown(found, timeline.at(at))
-        if waiting is not None:
-            judge_waiting(now.values)
-        waiting = (r, passed, "compaction" if pending else "", now, over)
-        pending = False
-    if waiting is not None:
-        judge_waiting(None)
-        if last[0].i not in {row["request"] for row in rows}:
-            full_rows(*last[:2], "final", last[2])
+        tally.add(r, checks)
+        if k > passed:
+            full_rows(r, k, "compaction", checks)
+        passed, last = k, (r, k, checks)
+    if last is not None and last[0].i not in {row["request"] for row in rows}:
+        full_rows(*last[:2], "final", last[2])
     rows.extend(tally.rows({**base, "check_point": "", "request": "", "event": ""}))
     scores: dict[str, Any] = {**tally.summary(), **meter.columns(), "overflow_requests": over_requests,
                               "oracle": int(oracle), "probe_pass_rate": None}
@@ -282,4 +295,4 @@ def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Pa
                           t=target.record.get("t"), probe=o.probe.id, passed=o.passed)
 
 
-__all__ = ["score_cell", "settings", "Scoring", "CHECK_COLUMNS"]
+__all__ = ["score_cell", "judged", "settings", "Scoring", "CHECK_COLUMNS"]
