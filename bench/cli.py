@@ -42,7 +42,7 @@ commands:
   baseline [OVERRIDES...] --out DIR
                                    run and keep a compact, committable baseline for compare
   merge DIR... --out DIR           join the folders of a sharded run (shard=I/N) into one run folder
-  init [DIR]                       write a starter strategy, its config, a scenario and a CI
+  init [DIR] [--exec]              write a starter strategy, its config, a scenario and a CI
                                    workflow into your repository; prints the commands to run it
   cache stats|clear [--dir DIR] [--model M]
                                    what the response cache of real models holds; empty it (or

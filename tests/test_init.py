@@ -63,3 +63,15 @@ def test_the_readme_shows_the_starter_as_init_writes_it():
     section = readme.split("## Writing a strategy", 1)[1]
     block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     assert block == (ROOT / "bench" / "templates" / "my_summary.py").read_text(encoding="utf-8")
+
+
+def test_the_strategy_tables_of_the_readme_and_the_strategy_docs_agree_and_name_every_config():
+    def table(text: str) -> str:
+        return text[text.index("| name | keeps | drops | costs |"):].split("\n\n", 1)[0]
+
+    readme, docs = (ROOT / "README.md").read_text(encoding="utf-8"), (ROOT / "docs" / "strategies.md").read_text()
+    assert table(readme) == table(docs)
+    named = {row.split("`")[1] for row in table(readme).splitlines()[2:]}
+    configs = {p.stem for p in (ROOT / "conf" / "strategy").glob("*.yaml")}
+    adversaries = {"user_tail", "token_bag", "restore_at_compaction", "stop_compacting"}
+    assert named == configs - adversaries
