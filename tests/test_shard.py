@@ -39,7 +39,8 @@ def test_merged_shards_equal_the_unsharded_run(shards, capsys):
     for name in ("summary.csv", "checks.csv", "requests.jsonl", "compactions.jsonl", "scenarios.csv"):
         assert timeless(shards / "merged" / name) == timeless(shards / "whole" / name), name
     whole = (shards / "whole" / "report.md").read_text().splitlines()[1:]
-    assert (shards / "merged" / "report.md").read_text().splitlines()[1:] == whole
+    merged = (shards / "merged" / "report.md").read_text().replace(str(shards / "merged"), str(shards / "whole"))
+    assert merged.splitlines()[1:] == whole      # up to the title and the folder the viewer hint names
     assert not (shards / "merged" / "shard.json").exists()
     # the merged folder resumes as the unsharded run: nothing left to do
     capsys.readouterr()
