@@ -352,9 +352,17 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
         print(f"[{len(rows) + len(errors)}/{total}] {cell.name}  {row['wall_s']}s{_notes(row)}", file=sys.stderr)
 
     async def worker(pool: Any) -> None:
-        while groups:               # the next scenario, largest first, to whichever worker is free
-            for cell in groups.pop(0):
-                await one(index[cell.key], cell, pool)
+        """Takes the next scenario (largest first) when it is down to its last cell, so it never waits
+        for the parent to store a cell and hand it another one."""
+        running: set[asyncio.Future] = set()
+        while groups:
+            running |= {asyncio.ensure_future(one(index[c.key], c, pool)) for c in groups.pop(0)}
+            while len(running) > 1:
+                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    task.result()       # a BadInput stops the run, as from any cell
+        if running:
+            await asyncio.gather(*running)
 
     grouped = {c.key for g in groups for c in g}
     try:
