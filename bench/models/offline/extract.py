@@ -36,7 +36,7 @@ will shall may might must i you he she we they me my your our their them us so n
 about into over under again any all each some such only own same other also now next please tell me""".split())
 
 
-@dataclass
+@dataclass(slots=True)    # slots: a long session's summaries make hundreds of thousands of these
 class Sentence:
     pos: int          # order in the conversation
     label: str
