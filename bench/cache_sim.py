@@ -21,6 +21,7 @@ refreshes them. ``off`` caches nothing.
 from __future__ import annotations
 
 import hashlib
+from itertools import accumulate
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -118,17 +119,17 @@ class CacheSim:
         self.prev_chain: list[bytes] = []
 
     def _chain(self, hashes: Sequence[str]) -> list[bytes]:
-        chain: list[bytes] = []
-        shared = True
-        for i, h in enumerate(hashes):
-            if shared and i < len(self.prev_hashes) and self.prev_hashes[i] == h:
-                chain.append(self.prev_chain[i])
-                continue
-            shared = False
+        hashes = list(hashes)
+        prev = self.prev_hashes
+        k = min(len(prev), len(hashes))
+        if hashes[:k] != prev[:k]:       # most requests extend the previous one: one comparison in C
+            k = next(i for i, (a, b) in enumerate(zip(hashes, prev)) if a != b)
+        chain = self.prev_chain[:k]
+        for h in hashes[k:]:
             d = hashlib.blake2b(chain[-1] if chain else b"", digest_size=12)
             d.update(h.encode())
             chain.append(d.digest())
-        self.prev_hashes, self.prev_chain = list(hashes), chain
+        self.prev_hashes, self.prev_chain = hashes, chain
         return chain
 
     def _live(self, key: bytes, t: float) -> bool:
@@ -142,25 +143,23 @@ class CacheSim:
         if self.p.mode == "off" or not hashes:
             return Hit()
         chain = self._chain(hashes)
-        cum: list[int] = []
-        n = 0
-        for k in tokens:
-            n += k + PER_MESSAGE
-            cum.append(n)
+        cum = list(accumulate(k + PER_MESSAGE for k in tokens))
         if self.p.mode == "prefix":
             return self._prefix(t, chain, cum, total)
         return self._breakpoints(t, chain, cum, total, sorted(set(breaks))[-self.p.max_breakpoints:])
 
     def _prefix(self, t: float, chain: list[bytes], cum: list[int], total: int) -> Hit:
-        match = 0
-        while match < len(chain) and self._live(chain[match], t):
-            match += 1   # a cached prefix's own prefixes are cached and at least as fresh
+        match, entries, ttl = 0, self.entries, self.p.ttl_s
+        for key in chain:   # a cached prefix's own prefixes are cached and at least as fresh
+            e = entries.get(key)
+            if e is None or t - e[1] > ttl:
+                break
+            match += 1
         read = 0
         if match:
             read = cum[match - 1] // self.p.step * self.p.step
             read = min(read, total) if read >= self.p.min_tokens else 0
-        for key, size in zip(chain, cum):   # the whole prompt is cached (or refreshed) now
-            self.entries[key] = [size, t]
+        entries.update(zip(chain, ([size, t] for size in cum)))   # the whole prompt is cached (or refreshed) now
         return Hit(read=read)
 
     def _breakpoints(self, t: float, chain: list[bytes], cum: list[int], total: int, breaks: list[int]) -> Hit:

@@ -302,7 +302,8 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
     rows: list[dict] = []
     errors: list[str] = []
     total = len(cells)
-    pools = _pools([c for c in cells if _offline(c)], concurrency)
+    pools, groups = _pools([c for c in cells if _offline(c)], concurrency)
+    index = {c.key: i for i, c in enumerate(cells)}
 
     def failed(cell: Cell, exc: BaseException) -> None:
         from .models.litellm_model import scrub   # an exception's text may quote a key from the environment
@@ -330,11 +331,11 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
                 store_cell(out, *done)
             stored += 1
 
-    async def one(i: int, cell: Cell) -> None:
+    async def one(i: int, cell: Cell, pool: Any = None) -> None:
         try:
-            if cell.key in pools:
+            if pool is not None:
                 loop = asyncio.get_running_loop()
-                row, checks = await loop.run_in_executor(pools[cell.key], _compute_offline, cell, out)
+                row, checks = await loop.run_in_executor(pool, _compute_offline, cell, out)
             else:
                 async with sem:
                     row, checks = await compute_cell(cell, models[_model_key(cell.writer)], out)
@@ -350,21 +351,37 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
         rows.append(row)
         print(f"[{len(rows) + len(errors)}/{total}] {cell.name}  {row['wall_s']}s{_notes(row)}", file=sys.stderr)
 
+    async def worker(pool: Any) -> None:
+        """Takes the next scenario (largest first) when it is down to its last cell, so it never waits
+        for the parent to store a cell and hand it another one."""
+        running: set[asyncio.Future] = set()
+        while groups:
+            running |= {asyncio.ensure_future(one(index[c.key], c, pool)) for c in groups.pop(0)}
+            while len(running) > 1:
+                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    task.result()       # a BadInput stops the run, as from any cell
+        if running:
+            await asyncio.gather(*running)
+
+    grouped = {c.key for g in groups for c in g}
     try:
-        await asyncio.gather(*(one(i, c) for i, c in enumerate(cells)))
+        await asyncio.gather(*(worker(p) for p in pools),
+                             *(one(i, c) for i, c in enumerate(cells) if c.key not in grouped))
     finally:
         flush(everything=True)
-        for pool in {id(p): p for p in pools.values()}.values():
+        for pool in pools:
             pool.shutdown(wait=True, cancel_futures=True)
     for model in models.values():
         _report_calls(model)
     return rows, errors
 
 
-def _pools(cells: list[Cell], concurrency: int) -> dict[tuple, Any]:
-    """One single-process executor per worker, and each offline cell's executor. All cells of a
-    scenario go to the same worker, so the findings per message and the oracle's probe answers it
-    caches are computed once per scenario; scenarios are spread by size, largest first."""
+def _pools(cells: list[Cell], concurrency: int) -> tuple[list[Any], list[list[Cell]]]:
+    """Single-process executors, one per worker, and the offline cells grouped by scenario, largest
+    first. A worker runs a whole group, so the findings per message and the oracle's probe answers it
+    caches are computed once per scenario; each takes the next group when it is free (a fixed split
+    by size guesses the cost of a scenario's cells, and one worker then idles while the other ends)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -373,16 +390,10 @@ def _pools(cells: list[Cell], concurrency: int) -> dict[tuple, Any]:
         groups.setdefault((c.scenario.id, c.scenario.path), []).append(c)
     n = min(max(1, concurrency), os.cpu_count() or 1, len(groups))
     if n < 2:
-        return {}
+        return [], []
     pools = [ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) for _ in range(n)]
-    load = [0] * n
-    out: dict[tuple, Any] = {}
     weight = {k: len(g) * sum(len(e.text) for e in g[0].scenario.events) for k, g in groups.items()}
-    for k in sorted(groups, key=lambda k: -weight[k]):
-        i = load.index(min(load))
-        load[i] += weight[k]
-        out.update((c.key, pools[i]) for c in groups[k])
-    return out
+    return pools, [groups[k] for k in sorted(groups, key=lambda k: -weight[k])]
 
 
 def _notes(row: dict[str, Any]) -> str:

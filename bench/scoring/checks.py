@@ -108,6 +108,9 @@ class Judge:
         self.words = [(e.id, s) for e in scenario.events if e.role == "user" and scenario.imported
                       for s in (first_sentence(e.text),) if s]
         self.cache: dict[tuple[str, bool], Hits] = {}
+        # The same findings by message object (kept alive, so its id stays its own): a cell's requests
+        # share their message objects, and most messages hold nothing.
+        self.seen: dict[int, tuple[Message, Hits | None]] = {}
         self.timeline = Timeline(scenario)
         self.index = U.KeyIndex([(mid, keys[:1]) for mid, keys in self.missions]
                                 + [(cid, (q, *keys[:1])) for cid, q, keys, _ in self.constraints]
@@ -125,10 +128,16 @@ class Judge:
 
     def request(self, messages: Iterable[Message], start: Hits | None = None) -> Hits:
         out = start.copy() if start is not None else Hits()
+        seen = self.seen
+        if len(seen) > 1 << 18:      # a bound on what a worker keeps alive across a scenario's cells
+            seen.clear()
         for m in messages:
-            h = self.hits(m)
-            if not h.empty:
-                out.merge(h)
+            got = seen.get(id(m))
+            if got is None or got[0] is not m:
+                h = self.hits(m)
+                got = seen[id(m)] = (m, None if h.empty else h)
+            if got[1] is not None:
+                out.merge(got[1])
         return out
 
     # ------------------------------------------------------------ one message

@@ -36,7 +36,7 @@ will shall may might must i you he she we they me my your our their them us so n
 about into over under again any all each some such only own same other also now next please tell me""".split())
 
 
-@dataclass
+@dataclass(slots=True)    # slots: a long session's summaries make hundreds of thousands of these
 class Sentence:
     pos: int          # order in the conversation
     label: str
@@ -56,9 +56,16 @@ def sentences(messages: Sequence[Message], tok: Tokenizer) -> list[Sentence]:
     """Every sentence of `messages`, labelled with who said it (background by its marker)."""
     out: list[Sentence] = []
     for msg in messages:
-        for label, s, key in _split(msg.text, label_of(msg), msg.role == "user"):
-            out.append(Sentence(len(out), label, s, tok.count(s), key=key))
+        for label, s, key, n in _counted(msg.text, label_of(msg), msg.role == "user", tok):
+            out.append(Sentence(len(out), label, s, n, key=key))
     return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _counted(text: str, label: str, user_role: bool, tok: Tokenizer) -> tuple[tuple[str, str, str, int], ...]:
+    """`_split` with each sentence's token count: a probe asked on a long context reads thousands of
+    messages, nearly all of them read by earlier probes and summaries of the same session."""
+    return tuple((lab, s, key, tok.count(s)) for lab, s, key in _split(text, label, user_role))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -167,18 +174,29 @@ def dedupe(pool: list[Sentence]) -> list[Sentence]:
     return keep
 
 
+PATH_SEP = re.compile(r"[/:]")
+JOINED = re.compile(r"\w[/:]\w")     # a word that joins pieces of a path or an id
+
+
 @lru_cache(maxsize=1 << 18)
 def terms(text: str) -> frozenset[str]:
     """Content words, stemmed so 'reviewed' meets 'review'; a path also gives
     its pieces, so 'bar.ts' meets 'src/upstream/bar.ts:88'."""
-    out = set()
+    out: set[str] = set()
     for word in WORD.findall(text.lower()):
-        pieces = [word] + (re.split(r"[/:]", word) if re.search(r"\w[/:]\w", word) else [])
-        for w in pieces:
-            w = w.strip(".:/-")
-            if len(w) > 1 and w not in STOP:
-                out.add(w if w[0] == "#" or any(c in ".0123456789" for c in w) else stem(w))
+        out.update(_word_terms(word))
     return frozenset(out)
+
+
+@lru_cache(maxsize=1 << 18)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """One word's terms, in `terms`' order; cached, since a session's sentences share their words."""
+    out = []
+    for w in [word] + (PATH_SEP.split(word) if JOINED.search(word) else []):
+        w = w.strip(".:/-")
+        if len(w) > 1 and w not in STOP:
+            out.append(w if w[0] == "#" or any(c in ".0123456789" for c in w) else stem(w))
+    return tuple(out)
 
 
 def stem(word: str) -> str:
@@ -190,13 +208,18 @@ def stem(word: str) -> str:
     return word[:5]
 
 
-def wanted_kind(question: str, s: Sentence) -> float:
+ASKS_PLACE = re.compile(r"\b(file|path|line|where)\b")
+LINE_REF = re.compile(r"\.\w+:\d+")
+ASKS_COUNT = re.compile(r"\b(how many|how much|number|count|version|which id)\b")
+
+
+def wanted_kind(question: str, text: str) -> float:
     """A question asking for a file, a line or a number prefers sentences that hold one."""
     q = question.lower()
     bonus = 0.0
-    if re.search(r"\b(file|path|line|where)\b", q) and PATH.search(s.text):
-        bonus += 1.0 + 0.5 * bool(re.search(r"\.\w+:\d+", s.text) and "line" in q)
-    if re.search(r"\b(how many|how much|number|count|version|which id)\b", q) and NUMBER.search(s.text):
+    if ASKS_PLACE.search(q) and PATH.search(text):
+        bonus += 1.0 + 0.5 * bool(LINE_REF.search(text) and "line" in q)
+    if ASKS_COUNT.search(q) and NUMBER.search(text):
         bonus += 0.5
     return bonus
 
@@ -208,6 +231,16 @@ STATES_NEXT = re.compile(r"(?:^|;\s*)next(?: up| in the queue| \w+)?\s*(?:\(\d+ 
                          r"\bresum\w* (?:the \w+ )?(?:at|with)\b|\bmoving on to\b|\bcontinu\w* with\b", re.I)
 
 
+@lru_cache(maxsize=1 << 18)
+def states_next(text: str) -> bool:
+    """Cached: every probe about what comes next scans the whole context's sentences."""
+    return STATES_NEXT.search(text) is not None
+
+
+def names(low: str, asked: set[str]) -> bool:
+    return any(map(low.__contains__, asked))
+
+
 def answer(messages: Sequence[Message], question: str, budget: int | None, tok: Tokenizer) -> str:
     """The sentence(s) of the context that share the most rare words with the question.
 
@@ -215,40 +248,56 @@ def answer(messages: Sequence[Message], question: str, budget: int | None, tok: 
     (the question is about the session); a question that names an id (a PR number, a path, a sha)
     looks at the sentences that name it; a question about what comes next answers with the latest
     sentence that states what comes next, since a later statement of the position supersedes an
-    earlier one."""
-    pool = dedupe(sentences(messages, tok))
+    earlier one.
+
+    Sentences are (position, label, text) tuples here, not `Sentence`s: a probe on a long context
+    reads tens of thousands of them and scores only the few that share a word with the question."""
+    pool = _deduped(messages, tok)
     want = terms(question)
     if not pool or not want:
         return "I do not know."
-    talk = [s for s in pool if s.label != "System"]
+    talk = [s for s in pool if s[1] != "System"]
     pool = talk or pool
     asked = {m.group(0).lower() for m in IDENT.finditer(question)} | {m.group(0).lower() for m in PATH.finditer(question)}
-    named = [s for s in pool if asked and any(a in s.text.lower() for a in asked)]
+    named = [s for s in pool if asked and names(s[2].lower(), asked)]
     if ASKS_NEXT.search(question):
-        stated = [s for s in (named or pool) if STATES_NEXT.search(s.text)]
+        stated = [s for s in (named or pool) if states_next(s[2])]
         if stated:
-            text = stated[-1].text
+            text = stated[-1][2]
             return tok.truncate(text, budget) if budget else text
     pool = named or pool
-    bags = [terms(s.text) for s in pool]
+    bags = [terms(s[2]) for s in pool]
     df: dict[str, int] = {}
     for bag in bags:
         for w in bag & want:
             df[w] = df.get(w, 0) + 1
     n = len(pool)
-    for s, bag in zip(pool, bags):
+    scores = []
+    for (pos, label, text), bag in zip(pool, bags):
         hits = bag & want
-        s.score = sum(math.log((n + 1) / (df[w] + 0.5)) for w in hits) + (1.0 if named else 0.0)
+        score = sum(math.log((n + 1) / (df[w] + 0.5)) for w in hits) + (1.0 if named else 0.0)
         if hits:
-            s.score += 0.5 * (s.pos + 1) / n + 0.3 * (s.label == "User") + wanted_kind(question, s)
-    ranked = sorted(pool, key=lambda s: (-s.score, -s.pos))
-    if ranked[0].score <= 0:
+            score += 0.5 * (pos + 1) / n + 0.3 * (label == "User") + wanted_kind(question, text)
+        scores.append(score)
+    ranked = sorted(range(n), key=lambda i: (-scores[i], -pool[i][0]))
+    if scores[ranked[0]] <= 0:
         return "I do not know."
     picked = [ranked[0]]
-    if len(ranked) > 1 and ranked[1].score >= 0.8 * ranked[0].score:
+    if n > 1 and scores[ranked[1]] >= 0.8 * scores[ranked[0]]:
         picked.append(ranked[1])
-    text = " ".join(s.text for s in sorted(picked, key=lambda s: s.pos))
+    text = " ".join(pool[i][2] for i in sorted(picked, key=lambda i: pool[i][0]))
     return tok.truncate(text, budget) if budget else text
+
+
+def _deduped(messages: Sequence[Message], tok: Tokenizer) -> list[tuple[int, str, str]]:
+    """`dedupe(sentences(messages, tok))` as (position, label, text) tuples."""
+    rows: list[tuple[str, str, str, int]] = []
+    for msg in messages:
+        rows.extend(_counted(msg.text, label_of(msg), msg.role == "user", tok))
+    latest: dict[str, int] = {}
+    for i, (_, text, key, _) in enumerate(rows):
+        latest[key or normalize(text)] = i
+    return [(pos, rows[i][0], rows[i][1]) for pos, i in enumerate(sorted(latest.values()))]
 
 
 def wants_summary(messages: Sequence[Message]) -> bool:
