@@ -99,7 +99,8 @@ def table(cells):
         for col, _, _ in METRICS + BESIDE:
             if col in g.columns and g[col].notna().any():
                 row[col] = float(g[col].mean())
-                row[f"{col} interval"] = interval(g[col].dropna().to_numpy())
+                if col not in ("overflow_requests", "compactions"):   # counts that mostly say scenario size
+                    row[f"{col} interval"] = interval(g[col].dropna().to_numpy())
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
