@@ -15,10 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.messages import Message
-from bench.strategy import Compaction, Session, Strategy
+from bench.strategy import Compaction
 
 from . import sectioned
-from .edits import check_share, fit, window_share
+from .edits import fit, window_share
+from .summary import Summarizing
 
 PROMPTS = Path(__file__).parent / "prompts"
 PROMPT = (PROMPTS / "handoff.md").read_text(encoding="utf-8").strip()
@@ -26,26 +27,15 @@ FRAME = (PROMPTS / "handoff_frame.md").read_text(encoding="utf-8").strip()
 SECTIONS = sectioned.headings(PROMPT)
 
 
-class Handoff(Strategy):
-    calls_writer = True
+class Handoff(Summarizing):
+    """Summarizing's trigger and budget; its own compaction (a sectioned handoff, not a summary)."""
 
     def __init__(self, trigger: float | int | None = None, budget: float | int = 0.05):
-        check_share(trigger, "trigger")
-        check_share(budget, "budget")
-        if not budget:
-            raise ValueError("budget must be above 0")
-        self.trigger_at, self.budget_at = trigger, budget
-
-    def begin(self, session: Session) -> None:
-        super().begin(session)
-        self.rounds = 0
+        super().__init__(budget, trigger)
 
     def trigger(self) -> int:
         own = window_share(self.trigger_at, self.session.window, "trigger")
         return self.session.limit if own is None else min(own, self.session.limit)
-
-    def budget(self) -> int:
-        return max(1, window_share(self.budget_at, self.session.window, "budget"))
 
     async def compact(self) -> Compaction | None:
         before, budget = self.size(), self.budget()
