@@ -104,9 +104,14 @@ def strategy_defaults(overrides: list[str], own: Path | None) -> list[str]:
     for name in (n.strip(" '\"") for n in named[-1].strip("[] ").split(",")):
         slot = f"strategy.{name}"
         if (name and "." not in name and slot not in listed and f"strategy@{slot}" not in given
-                and any((d / "strategy" / f"{name}.yaml").is_file() for d in config_dirs({"config_dir": own}))):
+                and config_file("strategy", name, {"config_dir": own})):
             extra.append(f"+strategy@{slot}={name}")
     return extra
+
+
+def config_file(group: str, name: str, cfg: Any) -> Path | None:
+    """`GROUP/NAME.yaml` from the user's config folder, else from conf/; None when neither has it."""
+    return next((p for d in config_dirs(cfg) if (p := d / group / f"{name}.yaml").is_file()), None)
 
 
 def scenario_bases(cfg: Any) -> list[Path]:
@@ -248,8 +253,7 @@ def strategy_keys(name: str, own: Path | None = None) -> dict[str, Any] | None:
 
     import yaml
 
-    path = next((d / "strategy" / f"{name}.yaml" for d in config_dirs({"config_dir": own})
-                 if (d / "strategy" / f"{name}.yaml").is_file()), None)
+    path = config_file("strategy", name, {"config_dir": own})
     if path is None:
         return None
     spec = yaml.safe_load(path.read_text(encoding="utf-8")) or {}

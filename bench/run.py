@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import loader
-from .config import compose, config_dirs, did_you_mean, scenario_bases, expand_sweeps, redact, redact_override
+from .config import compose, config_dirs, config_file, did_you_mean, scenario_bases, expand_sweeps, redact, redact_override
 from .errors import BadInput
 from .models import build as build_model
 from .models.base import Model, ModelConfig, is_offline
@@ -89,10 +89,9 @@ def strategy_config(cfg: Any, name: str) -> dict[str, Any]:
 
     if name in cfg.strategy:
         return OmegaConf.to_container(cfg.strategy[name], resolve=True)
-    for folder in config_dirs(cfg):   # a file in a strategy/ folder works without a defaults entry
-        own = folder / "strategy" / f"{name}.yaml"
-        if own.exists():
-            return OmegaConf.to_container(OmegaConf.load(own), resolve=True)
+    own = config_file("strategy", name, cfg)   # a file in a strategy/ folder works without a defaults entry
+    if own is not None:
+        return OmegaConf.to_container(OmegaConf.load(own), resolve=True)
     if "." in name:
         return {"_target_": name}
     known = sorted({*cfg.strategy, *(p.stem for d in config_dirs(cfg) for p in (d / "strategy").glob("*.yaml"))})
