@@ -28,7 +28,7 @@ from .errors import ModelError
 from .messages import Message, make
 from .models.base import Model
 from .tokens import Tokenizer
-from .wire import completion, error_body, from_wire, reply_limit
+from .wire import completion, error_body, from_wire, reply_limit, stream_chunks
 
 MAX_BODY = 64 << 20
 REQUEST_TAG = "instruction"   # what the built-in strategies tag the text they write for a writer call
@@ -92,9 +92,6 @@ class WriterEndpoint:
         if not self.open:
             return 409, error_body("no strategy request is under way: the writer answers only between the bench's "
                                    "`prepare` and the process's reply")
-        if body.get("stream"):
-            return 400, error_body("stream: true is not supported by the compaction-bench writer endpoint; "
-                                   "send the request without streaming")
         raw = body.get("messages")
         if not isinstance(raw, list) or not raw:
             return 400, error_body("messages: expected a non-empty list of chat messages")
@@ -173,7 +170,23 @@ def _handler(endpoint: WriterEndpoint) -> type[BaseHTTPRequestHandler]:
                 status, data = 504, error_body("the writer did not answer in time", "server_error")
             except Exception as exc:   # a bug behind the endpoint is the caller's server error, as with a real server
                 status, data = 500, error_body(f"{type(exc).__name__}: {exc}", "server_error")
+            if status == 200 and body.get("stream"):
+                options = body.get("stream_options")
+                return self._stream(stream_chunks(data, isinstance(options, dict) and bool(options.get("include_usage"))))
             self._json(status, data)
+
+        def _stream(self, chunks: list[dict[str, Any]]) -> None:
+            """Server-sent events in HTTP/1.1 chunked framing, ended by ``data: [DONE]``. The answer is
+            complete before the first byte: what is streamed is its framing, not its timing."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for event in [*(json.dumps(c, ensure_ascii=False) for c in chunks), "[DONE]"]:
+                data = f"data: {event}\n\n".encode()
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
 
     return Handler
 

@@ -48,31 +48,40 @@ def identity(m: Message) -> tuple:
     return (m.hash, m.id, m.tag, tuple((p.tag, len(p.text)) for p in m.parts) if m.parts else ())
 
 
-def delta(prev: list[Message], new: list[Message]) -> list[Any]:
-    """Runs of the previous request's messages that survive, interleaved with new messages.
+def delta(prev: list[Message], new: list[Message], prev_keys: list[tuple] | None = None) -> tuple[list[Any], list[tuple] | None]:
+    """Runs of the previous request's messages that survive, interleaved with new messages, and the new
+    request's identities when they were built (pass them back as `prev_keys` with the next request).
 
     The common case — the same message objects with more appended — is a C-level list compare
-    (messages compare by identity), so appending stays linear; identities are built only otherwise."""
+    (messages compare by identity), so appending stays linear; identities are built only otherwise,
+    each message's once per request. A previous position is used left to right, the first free one
+    with the same identity."""
     if len(new) >= len(prev) and new[:len(prev)] == prev:
-        return ([[0, len(prev)]] if prev else []) + list(new[len(prev):])
+        return ([[0, len(prev)]] if prev else []) + list(new[len(prev):]), None
     keys = [identity(m) for m in new]
     pos: dict[tuple, list[int]] = {}
-    for i, m in enumerate(prev):
-        pos.setdefault(identity(m), []).append(i)
+    for i, k in enumerate(prev_keys if prev_keys is not None else map(identity, prev)):
+        pos.setdefault(k, []).append(i)
+    nxt = dict.fromkeys(pos, 0)        # per identity: how many of its positions are behind the cursor
     seq: list[Any] = []
-    cursor = 0  # previous-request positions are only used left to right
+    cursor = 0
     for m, k in zip(new, keys):
-        candidates = [i for i in pos.get(k, ()) if i >= cursor]
-        if candidates:
-            i = candidates[0]
-            if seq and isinstance(seq[-1], list) and seq[-1][1] == i:
-                seq[-1][1] = i + 1
-            else:
-                seq.append([i, i + 1])
-            cursor = i + 1
-        else:
-            seq.append(m)
-    return seq
+        where = pos.get(k)
+        if where is not None:
+            j = nxt[k]
+            while j < len(where) and where[j] < cursor:
+                j += 1
+            nxt[k] = j
+            if j < len(where):
+                i = where[j]
+                if seq and isinstance(seq[-1], list) and seq[-1][1] == i:
+                    seq[-1][1] = i + 1
+                else:
+                    seq.append([i, i + 1])
+                cursor = i + 1
+                continue
+        seq.append(m)
+    return seq, keys
 
 
 class RequestLog:
@@ -81,20 +90,21 @@ class RequestLog:
     def __init__(self, fh: TextIO, cell: str, verbatim: dict[str, str]):
         self.fh, self.cell, self.verbatim = fh, cell, verbatim
         self.prev: list[Message] = []
+        self.keys: list[tuple] | None = None     # the identities of `prev`, when the last delta built them
         self.count = 0
 
     def follow(self, index: int, messages: list[Message]) -> None:
         """Continue a cell's log after its request `index` (which held `messages`), e.g. to append probes."""
-        self.count, self.prev = index + 1, list(messages)
+        self.count, self.prev, self.keys = index + 1, list(messages), None
 
     def write(self, messages: list[Message], *, kind: str, tokens: int, **extra: Any) -> int:
-        seq = delta(self.prev, messages)
+        seq, keys = delta(self.prev, messages, self.keys)
         kept = sum(s[1] - s[0] for s in seq if isinstance(s, list))
         rec = {"cell": self.cell, "i": self.count, "kind": kind, "tokens": tokens, "n": len(messages),
                "added": len(messages) - kept, "dropped": len(self.prev) - kept, **extra,
                "seq": [s if isinstance(s, list) else _msg_record(s, self.verbatim) for s in seq]}
         self.fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self.prev = list(messages)
+        self.prev, self.keys = list(messages), keys
         self.count += 1
         return self.count - 1
 

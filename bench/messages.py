@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Iterable
 
 from .scenario import Call, Event, Scenario
@@ -132,10 +132,28 @@ def render(tok: Tokenizer, event: Event, *, user: str, markers: bool = True,
                 skill=event.skill)
 
 
+FIELDS = tuple(f.name for f in fields(Message))
+_RENDERED: dict[tuple, tuple[tuple[Event, ...], list[tuple]]] = {}
+_KEEP = 4       # scenarios whose rendering a process keeps (a worker runs one scenario's cells in a row)
+
+
 def render_all(tok: Tokenizer, scenario: Scenario, markers: bool = True) -> list[Message]:
-    """Every event of a scenario as a message, in order."""
-    names = {c.id: c.tool for e in scenario.events for c in e.calls}
-    return [render(tok, e, user=scenario.user, markers=markers, tool_names=names) for e in scenario.events]
+    """Every event of a scenario as a message, in order: new objects on every call, so nothing a
+    strategy does to the ones it was given reaches another cell or the scorers. The counting and
+    hashing are done once per scenario and process: a cell renders its scenario several times
+    (replay, scoring, log reading) and a worker runs every cell of a scenario; the cached rendering is
+    reused only while the events are equal to the ones it was made from."""
+    key = (tok.encoding_name, markers, scenario.user, scenario.path, scenario.id)
+    kept = _RENDERED.get(key)
+    if kept is None or kept[0] != scenario.events:
+        names = {c.id: c.tool for e in scenario.events for c in e.calls}
+        made = [render(tok, e, user=scenario.user, markers=markers, tool_names=names) for e in scenario.events]
+        kept = (scenario.events, [tuple(getattr(m, f) for f in FIELDS) for m in made])
+        _RENDERED.pop(key, None)
+        _RENDERED[key] = kept
+        while len(_RENDERED) > _KEEP:
+            del _RENDERED[next(iter(_RENDERED))]
+    return [Message(*values) for values in kept[1]]
 
 
 def system_message(tok: Tokenizer, scenario: Scenario) -> Message:

@@ -16,7 +16,7 @@ from typing import Any, Sequence, TextIO
 
 from .errors import ModelError
 from .logs import RequestLog
-from .messages import Message, make, render_all, system_message
+from .messages import FIELDS, Message, make, render_all, system_message
 from .models.base import Model, Reply
 from .scenario import Scenario
 from .strategy import Compaction, Session, Strategy, default_reserve, trigger_limit
@@ -67,11 +67,39 @@ class Seal:
         self.tok = tok
         self.copies: dict[tuple, Message] = {}
         self.kept: list[Any] = []           # the calls tuples keyed by id, kept alive so ids are not reused
+        self.last: dict[str, tuple[list[Message], list[Message]]] = {}   # lane -> (what came in, copies)
 
-    def own(self, messages: Sequence[Message]) -> list[Message]:
+    @staticmethod
+    def _key(m: Message) -> tuple:
+        return (m.id, m.role, m.tag, m.text, m.t, m.source, m.call_id, m.tool, m.skill, id(m.calls), m.parts)
+
+    def trust(self, messages: Sequence[Message]) -> None:
+        """Copies of messages the harness itself has just made from their content (the rendered
+        events), taken before any strategy holds them, without counting and hashing them again."""
+        for m in messages:
+            key = self._key(m)
+            if key not in self.copies:
+                self.copies[key] = Message(*(getattr(m, f) for f in FIELDS))
+                self.kept.append(m.calls)
+
+    def own(self, messages: Sequence[Message], lane: str = "") -> list[Message]:
+        """The copies of a request's messages. A request that starts with the very objects of the
+        lane's previous request (the agent's, or the writer's) reuses their copies: whatever a
+        strategy does to an object it already handed over, the copy made then is what is sized,
+        logged and scored."""
+        prev_in, prev_out = self.last.get(lane, ((), []))
+        n = len(prev_in)
+        if n and len(messages) >= n and list(messages[:n]) == prev_in:   # identity compare, in C
+            out = prev_out + self._copies(messages[n:])
+        else:
+            out = self._copies(messages)
+        self.last[lane] = (list(messages), out)
+        return out
+
+    def _copies(self, messages: Sequence[Message]) -> list[Message]:
         out = []
         for m in messages:
-            key = (m.id, m.role, m.tag, m.text, m.t, m.source, m.call_id, m.tool, m.skill, id(m.calls), m.parts)
+            key = self._key(m)
             ref = self.copies.get(key)
             if ref is None:
                 ref = self.copies[key] = make(self.tok, id=m.id, role=m.role, text=m.text, tag=m.tag, t=m.t,
@@ -98,7 +126,7 @@ class LoggedModel(Model):
 
     async def chat(self, messages: Sequence[Message], *, tools: list[dict] | None = None,
                    max_tokens: int | None = None, purpose: str = "") -> Reply:
-        msgs = self.seal.own(messages)
+        msgs = self.seal.own(messages, "writer")
         size = self.tok.request_size([m.tokens for m in msgs])
         if tools:
             size += self.tok.count(json.dumps(tools, sort_keys=True))
@@ -137,7 +165,7 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
     verbatim["system"] = system.hash
     log = RequestLog(requests_fh, cell, verbatim)
     seal = Seal(tok)
-    seal.own([system, *record])           # copies made before the strategy holds the objects
+    seal.trust([system, *record])
     logged = LoggedModel(writer, log, tok, stats, seal)
     session = Session(scenario=scenario.id, user=scenario.user, window=opts.window, system=system, tok=tok,
                       writer=logged, limit=trigger_limit(opts.window, opts.reserve_output, opts.margin),

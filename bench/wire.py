@@ -17,6 +17,11 @@ from .scenario import Call
 from .tokens import Tokenizer
 
 
+# OpenAI's newer name for the system prompt's role (reasoning models, the Responses API's SDKs).
+ROLES = {"developer": "system"}
+STREAM_PIECE = 256   # characters of text per streamed chunk
+
+
 def from_wire(messages: list[dict[str, Any]], tok: Tokenizer,
               known: Callable[[Message], Message | None] | None = None) -> list[Message]:
     """OpenAI chat messages back into `Message`s. The wire carries no tags: each message is tagged
@@ -30,6 +35,7 @@ def from_wire(messages: list[dict[str, Any]], tok: Tokenizer,
         calls = tuple(Call(str(c.get("id", "")), str(c["function"]["name"]), parse_args(c["function"].get("arguments")))
                       for c in m.get("tool_calls") or ())
         role = m.get("role", "user")
+        role = ROLES.get(role, role)
         msg = make(tok, id=f"m{i}", role=role, text=content, tag=role, calls=calls,
                    call_id=m.get("tool_call_id"), tool=m.get("name"))
         out.append((known and known(msg)) or msg)
@@ -98,9 +104,32 @@ def completion(reply: Reply, *, model: str, n: int, usage: dict[str, Any] | None
             "choices": [{"index": 0, "message": message, "finish_reason": reply.finish or "stop"}]}
 
 
+def stream_chunks(body: dict[str, Any], include_usage: bool = False) -> list[dict[str, Any]]:
+    """A ``chat.completion`` body as the ``chat.completion.chunk`` objects a streaming server sends:
+    the role, the text in pieces, each tool call whole, the finish reason, and the usage last (with
+    empty choices) when the request asked for it with ``stream_options.include_usage``. SDKs stream by
+    default, so an external strategy's client works unchanged."""
+    head = {"id": body["id"], "object": "chat.completion.chunk", "created": body["created"], "model": body["model"]}
+    choice = body["choices"][0]
+    message = choice["message"]
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    text = message.get("content") or ""
+    out = [chunk({"role": "assistant", "content": ""})]
+    out += [chunk({"content": text[i:i + STREAM_PIECE]}) for i in range(0, len(text), STREAM_PIECE)]
+    out += [chunk({"tool_calls": [{"index": k, **call}]}) for k, call in enumerate(message.get("tool_calls") or ())]
+    out.append(chunk({}, choice["finish_reason"]))
+    if include_usage:
+        out.append({**head, "choices": [], "usage": body["usage"]})
+    return out
+
+
 def error_body(message: str, kind: str = "invalid_request_error") -> dict[str, Any]:
     """An OpenAI-style error object, which SDKs turn into their own exception with this text."""
     return {"error": {"message": message, "type": kind}}
 
 
-__all__ = ["from_wire", "text_of", "parse_args", "completion", "usage_of", "reply_limit", "error_body"]
+__all__ = ["from_wire", "text_of", "parse_args", "completion", "stream_chunks", "usage_of", "reply_limit",
+           "error_body"]

@@ -295,7 +295,7 @@ send(reply)
     assert comps[0]["calls"][0]["error"] == "tooly: failed after 4 tries: 500"
 
 
-def test_the_endpoint_answers_only_while_a_request_is_under_way_and_refuses_streaming():
+def test_the_endpoint_answers_only_while_a_request_is_under_way():
     async def main():
         ep = WriterEndpoint(Tooly(), TOK, asyncio.get_running_loop()).start()
         try:
@@ -311,18 +311,57 @@ def test_the_endpoint_answers_only_while_a_request_is_under_way_and_refuses_stre
             closed = await asyncio.to_thread(post, msgs)
             ep.open = True
             answered = await asyncio.to_thread(post, msgs)
-            streamed = await asyncio.to_thread(post, {**msgs, "stream": True})
             empty = await asyncio.to_thread(post, {"messages": []})
-            return closed, answered, streamed, empty
+            return closed, answered, empty
         finally:
             ep.stop()
 
-    closed, answered, streamed, empty = asyncio.run(main())
+    closed, answered, empty = asyncio.run(main())
     assert closed[0] == 409 and "no strategy request is under way" in closed[1]["error"]["message"]
     assert answered[0] == 200 and answered[1]["choices"][0]["message"]["content"] == "A summary."
     assert answered[1]["object"] == "chat.completion" and answered[1]["usage"]["completion_tokens"] == 3
-    assert streamed[0] == 400 and "stream" in streamed[1]["error"]["message"]
     assert empty[0] == 400
+
+
+def test_the_endpoint_streams_to_an_sdk_client_and_reads_the_developer_role_as_the_system_prompt():
+    """SDKs stream by default: the official OpenAI client, streaming, gets the writer's text and tool
+    call back in pieces, and the usage when it asks for it; `developer` is the system prompt."""
+    openai = pytest.importorskip("openai")
+
+    class Long(Tooly):
+        async def chat(self, messages, **kw):
+            reply = await super().chat(messages, **kw)
+            return Reply(text="word " * 200, usage=reply.usage, model="tooly") if not reply.calls else reply
+
+    async def main():
+        writer = Long()
+        ep = WriterEndpoint(writer, TOK, asyncio.get_running_loop()).start()
+        ep.open = True
+        try:
+            def call():
+                client = openai.OpenAI(base_url=ep.url, api_key="none", max_retries=0)
+                msgs = [{"role": "developer", "content": "You write summaries."}, {"role": "user", "content": "hi"}]
+                pieces = list(client.chat.completions.create(model="any", messages=msgs, stream=True,
+                                                             stream_options={"include_usage": True}))
+                tools = [{"type": "function", "function": {"name": "edit_mind", "parameters": {"type": "object"}}}]
+                called = list(client.chat.completions.create(model="any", messages=msgs, tools=tools, stream=True))
+                return pieces, called
+
+            pieces, called = await asyncio.to_thread(call)
+            return writer, pieces, called
+        finally:
+            ep.stop()
+
+    writer, pieces, called = asyncio.run(main())
+    text = "".join(c.choices[0].delta.content or "" for c in pieces if c.choices)
+    assert text == "word " * 200 and sum(1 for c in pieces if c.choices and c.choices[0].delta.content) >= 4
+    assert pieces[-1].choices == [] and pieces[-1].usage.completion_tokens == 3
+    assert [c.choices[0].finish_reason for c in pieces if c.choices][-1] == "stop"
+    [tool] = [t for c in called for t in (c.choices[0].delta.tool_calls or ())]
+    assert tool.function.name == "edit_mind" and json.loads(tool.function.arguments) == {"section": "Goals", "text": "done"}
+    assert called[-1].choices[0].finish_reason == "tool_calls"
+    first = writer.got[0][0]
+    assert first[0].role == "system" and first[0].text == "You write summaries."
 
 
 def test_time_spent_in_the_writer_does_not_count_against_the_timeout(tmp_path):
