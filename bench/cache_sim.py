@@ -136,31 +136,54 @@ def breakpoints(tags: Sequence[str], limit: int = 4) -> list[int]:
 
 
 class Prompt:
-    """A cell's latest request as the simulator reads it (hashes, token counts, breakpoints), brought up
-    to date from each request's messages (objects with hash, tokens and tag: `Message`s, compared by
-    identity, or `Sent` tuples) at the cost of what differs from the previous one."""
+    """A cell's latest request as the simulators read it: its messages' hashes, token counts, chain
+    hashes and cumulative token counts, and where its breakpoints go. Each request updates it at the
+    cost of what differs from the previous one (new messages and those after an edit). Several
+    simulators can share one (the report's grid computes the chain once): follow it once per request
+    and send every one of them every request, since each reads `kept` and `left`."""
 
     def __init__(self) -> None:
         self.items: list = []
         self.hashes: list[str] = []
         self.tokens: list[int] = []
+        self.chain: list[bytes] = []     # the chain hash at each message boundary
+        self.cum: list[int] = []         # the tokens up to the end of each message
+        self.kept = 0                    # leading messages shared with the previous request
+        self.left: list[bytes] = []      # the previous request's chain hashes after those
         self.first = ""
-        self.blocks: list[int] = []     # positions of block messages, ascending
+        self.blocks: list[int] = []      # positions of block messages, ascending
 
     def follow(self, items: Sequence) -> None:
+        """This request's messages: objects with hash, tokens and tag (`Message`s, which compare by
+        identity, or `Sent` tuples)."""
         k = shared(items, self.items)
-        del self.hashes[k:], self.tokens[k:]
+        self._update(k, k, [m.hash for m in items[k:]], [m.tokens for m in items[k:]])
         blocks = self.blocks
         while blocks and blocks[-1] >= k:
             blocks.pop()
-        for i in range(k, len(items)):
-            m = items[i]
-            self.hashes.append(m.hash)
-            self.tokens.append(m.tokens)
-            if is_block(m.tag):
-                blocks.append(i)
+        blocks.extend(i for i in range(k, len(items)) if is_block(items[i].tag))
         self.items = list(items)
         self.first = items[0].tag if items else ""
+
+    def follow_lists(self, hashes: Sequence[str], tokens: Sequence[int]) -> None:
+        """This request's message hashes and token counts (no tags: no breakpoints)."""
+        k, j = shared(hashes, self.hashes), shared(tokens, self.tokens)
+        self._update(k, j, hashes[k:], tokens[j:])
+
+    def _update(self, k: int, j: int, hashes: Sequence[str], tokens: Sequence[int]) -> None:
+        chain, cum = self.chain, self.cum
+        self.kept, self.left = k, chain[k:]
+        del chain[k:], self.hashes[k:], cum[j:], self.tokens[j:]
+        for h in hashes:
+            d = hashlib.blake2b(chain[-1] if chain else b"", digest_size=12)
+            d.update(h.encode())
+            chain.append(d.digest())
+        size = cum[-1] if cum else 0
+        for n in tokens:
+            size += n + PER_MESSAGE
+            cum.append(size)
+        self.hashes.extend(hashes)
+        self.tokens.extend(tokens)
 
     def breakpoints(self, limit: int = 4) -> list[int]:
         """`breakpoints` of this request's tags."""
@@ -177,45 +200,17 @@ class Sent(NamedTuple):
 class CacheSim:
     """One conversation's cache (one cell); feed it every billed request in order.
 
-    A request costs what differs from the previous one: the chain and the cumulative token counts of the
-    messages it shares are kept, and in ``prefix`` mode, where every request caches its whole prompt,
-    the previous request's chain is not written entry by entry: all of it was used at `used`, and its
-    entries get that time in `entries` only when a later request leaves them. That holds in any event
-    order (no entry is read before it is written back), so times need not be increasing."""
+    A request costs what differs from the previous one (`Prompt` keeps the rest), and in ``prefix``
+    mode, where every request caches its whole prompt, the previous request's entries are not written
+    one by one: all of them were used at `used`, and each gets that time in `entries` only when a later
+    request leaves it (`Prompt.left`). That holds in any event order (no entry is read before it is
+    written back), so event times need not be increasing."""
 
     def __init__(self, profile: Profile):
         self.p = profile
-        self.entries: dict[bytes, float] = {}   # chain -> when last used (except the current chain's, in prefix mode)
-        self.hashes: list[str] = []             # the previous request's messages,
-        self.tokens: list[int] = []
-        self.chain: list[bytes] = []            # their chain hashes
-        self.cum: list[int] = []                # and the tokens up to the end of each
-        self.used = 0.0                         # prefix mode: when every entry of `chain` was last used
-
-    def _follow(self, hashes: Sequence[str], tokens: Sequence[int]) -> int:
-        """Make `chain` and `cum` this request's, redoing only what differs from the previous request's;
-        returns how many leading messages the two share."""
-        k = shared(hashes, self.hashes)
-        chain = self.chain
-        if self.p.mode == "prefix" and k < len(chain):
-            entries, used = self.entries, self.used
-            for key in chain[k:]:                 # the old chain's entries this request leaves
-                entries[key] = used
-        del chain[k:], self.hashes[k:]
-        for h in hashes[k:]:
-            d = hashlib.blake2b(chain[-1] if chain else b"", digest_size=12)
-            d.update(h.encode())
-            chain.append(d.digest())
-        self.hashes.extend(hashes[k:])
-        j = shared(tokens, self.tokens)
-        cum = self.cum
-        del cum[j:], self.tokens[j:]
-        size = cum[-1] if cum else 0
-        for n in tokens[j:]:
-            size += n + PER_MESSAGE
-            cum.append(size)
-        self.tokens.extend(tokens[j:])
-        return k
+        self.entries: dict[bytes, float] = {}   # chain -> when last used (but the current chain's, in prefix mode)
+        self.used = 0.0                         # prefix mode: when every entry of the current chain was last used
+        self.own = Prompt()                     # the requests given as lists to `request`
 
     def _live(self, key: bytes, t: float) -> bool:
         e = self.entries.get(key)
@@ -227,13 +222,24 @@ class CacheSim:
         have these hashes and token counts; `breaks` are Anthropic breakpoint positions."""
         if self.p.mode == "off" or not hashes:
             return Hit()
-        k = self._follow(hashes, tokens)
-        if self.p.mode == "prefix":
-            return self._prefix(t, k, total)
-        return self._breakpoints(t, total, sorted(set(breaks))[-self.p.max_breakpoints:])
+        self.own.follow_lists(hashes, tokens)
+        return self.send(t, self.own, total, breaks)
 
-    def _prefix(self, t: float, k: int, total: int) -> Hit:
-        ttl, chain = self.p.ttl_s, self.chain
+    def send(self, t: float, prompt: Prompt, total: int, breaks: Iterable[int] | None = None) -> Hit:
+        """`request` for the request `prompt` was just brought to (breakpoints: the prompt's, unless given)."""
+        mode = self.p.mode
+        if mode == "prefix":
+            entries, used = self.entries, self.used
+            for key in prompt.left:                # the entries this request leaves keep their time
+                entries[key] = used
+            return self._prefix(t, prompt, total) if prompt.chain else Hit()
+        if mode == "off" or not prompt.chain:
+            return Hit()
+        breaks = prompt.breakpoints(self.p.max_breakpoints) if breaks is None else breaks
+        return self._breakpoints(t, prompt, total, sorted(set(breaks))[-self.p.max_breakpoints:])
+
+    def _prefix(self, t: float, prompt: Prompt, total: int) -> Hit:
+        ttl, chain, k = self.p.ttl_s, prompt.chain, prompt.kept
         match = 0
         # A cached prefix's own prefixes are cached and at least as fresh, so the hit is the longest run
         # of live entries from the start. The k shared with the previous request were all used then.
@@ -247,12 +253,12 @@ class CacheSim:
         self.used = t          # the whole prompt is cached (or refreshed) now
         read = 0
         if match:
-            read = self.cum[match - 1] // self.p.step * self.p.step
+            read = prompt.cum[match - 1] // self.p.step * self.p.step
             read = min(read, total) if read >= self.p.min_tokens else 0
         return Hit(read=read)
 
-    def _breakpoints(self, t: float, total: int, breaks: list[int]) -> Hit:
-        chain, cum, entries = self.chain, self.cum, self.entries
+    def _breakpoints(self, t: float, prompt: Prompt, total: int, breaks: list[int]) -> Hit:
+        chain, cum, entries = prompt.chain, prompt.cum, self.entries
         breaks = [b for b in breaks if 0 <= b < len(chain)]
         hit = -1
         for b in breaks:
@@ -289,8 +295,9 @@ def hit_rates(records: Iterable[dict[str, Any]], profiles: Sequence[Profile]) ->
     state: dict[str, tuple[list[list[Sent]], Prompt, list[CacheSim], list[int]]] = {}
     for rec in records:
         cell = rec.get("cell", "")
-        prev, prompt, sims, sums = state.setdefault(
-            cell, ([[]], Prompt(), [CacheSim(p) for p in profiles], [0] * (1 + len(profiles))))
+        if cell not in state:
+            state[cell] = ([[]], Prompt(), [CacheSim(p) for p in profiles], [0] * (1 + len(profiles)))
+        prev, prompt, sims, sums = state[cell]
         last, cur = prev[0], []
         for s in rec["seq"]:
             if isinstance(s, list):
@@ -304,10 +311,10 @@ def hit_rates(records: Iterable[dict[str, Any]], profiles: Sequence[Profile]) ->
         t = float(rec.get("t") or 0.0)
         sums[0] += rec["tokens"]
         for i, sim in enumerate(sims):
-            hit = sim.request(t, prompt.hashes, prompt.tokens, rec["tokens"], prompt.breakpoints(sim.p.max_breakpoints))
-            sums[i + 1] += hit.read
+            sums[i + 1] += sim.send(t, prompt, rec["tokens"]).read
     return {cell: {p.name: (sums[i + 1] / sums[0] if sums[0] else 0.0) for i, p in enumerate(profiles)}
             for cell, (_, _, _, sums) in state.items()}
 
 
-__all__ = ["Profile", "CacheSim", "Hit", "Prompt", "Sent", "breakpoints", "shared", "billed", "hit_rates", "load_profile", "profile_names"]
+__all__ = ["Profile", "CacheSim", "Hit", "Prompt", "Sent", "breakpoints", "shared", "billed", "hit_rates", "load_profile",
+           "profile_names"]

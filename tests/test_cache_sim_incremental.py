@@ -128,6 +128,7 @@ def test_incremental_simulator_matches_the_reference(seed):
     session = Session(rng)
     profs = profiles()
     new, ref = [CacheSim(p) for p in profs], [Reference(p) for p in profs]
+    together = [CacheSim(p) for p in profs]      # sharing one Prompt, as the report's grid does
     prompt = Prompt()
     for _ in range(80):
         _, t, msgs = session.step()
@@ -135,12 +136,13 @@ def test_incremental_simulator_matches_the_reference(seed):
         prompt.follow(msgs)
         assert (prompt.hashes, prompt.tokens) == (hashes, tokens)
         total = sum(tokens) + PER_MESSAGE * len(tokens) + rng.choice([3, 500])
-        for sim, old in zip(new, ref):
+        for sim, one, old in zip(new, together, ref):
             limit = sim.p.max_breakpoints
             assert prompt.breakpoints(limit) == breakpoints(tags, limit) == reference_breakpoints(tags, limit)
             hit = sim.request(t, hashes, tokens, total, breakpoints(tags, limit))
             assert (hit.read, hit.write) == old.request(t, hashes, tokens, total, reference_breakpoints(tags, limit)), \
                 sim.p
+            assert one.send(t, prompt, total) == hit
 
 
 def test_shared_prefix():

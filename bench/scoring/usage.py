@@ -29,10 +29,8 @@ class Meter:
         rec = r.record
         if not billed(rec):
             return
-        prompt = self.prompt
-        prompt.follow(r.messages)
-        hit = self.sim.request(float(rec.get("t") or 0.0), prompt.hashes, prompt.tokens, r.tokens,
-                               prompt.breakpoints(self.profile.max_breakpoints))
+        self.prompt.follow(r.messages)
+        hit = self.sim.send(float(rec.get("t") or 0.0), self.prompt, r.tokens)
         self.input += r.tokens
         self.cached += hit.read
         if r.kind == "agent":
