@@ -292,19 +292,20 @@ def billed(record: dict[str, Any]) -> bool:
 def hit_rates(records: Iterable[dict[str, Any]], profiles: Sequence[Profile]) -> dict[str, dict[str, float]]:
     """cell -> profile name -> cache hit rate, re-simulated from a run's requests.jsonl records alone
     (message hashes, token counts and tags are in the log; no scenario is needed)."""
-    state: dict[str, tuple[list[list[Sent]], Prompt, list[CacheSim], list[int]]] = {}
+    state: dict[str, list] = {}    # cell -> [its previous record's messages, Prompt, simulators, sums]
     for rec in records:
         cell = rec.get("cell", "")
         if cell not in state:
-            state[cell] = ([[]], Prompt(), [CacheSim(p) for p in profiles], [0] * (1 + len(profiles)))
-        prev, prompt, sims, sums = state[cell]
-        last, cur = prev[0], []
+            state[cell] = [[], Prompt(), [CacheSim(p) for p in profiles], [0] * (1 + len(profiles))]
+        st = state[cell]
+        last, cur = st[0], []
         for s in rec["seq"]:
             if isinstance(s, list):
                 cur.extend(last[s[0]:s[1]])
             else:
                 cur.append(Sent(s["h"], s["n"], s["tag"]))
-        prev[0] = cur
+        st[0] = cur
+        _, prompt, sims, sums = st
         if not billed(rec):
             continue
         prompt.follow(cur)
