@@ -259,13 +259,15 @@ class CacheSim:
 
     def _breakpoints(self, t: float, prompt: Prompt, total: int, breaks: list[int]) -> Hit:
         chain, cum, entries = prompt.chain, prompt.cum, self.entries
+        get, ttl, back = entries.get, self.p.ttl_s, self.p.lookback
         breaks = [b for b in breaks if 0 <= b < len(chain)]
         hit = -1
         for b in breaks:
-            for j in range(b, max(-1, b - self.p.lookback - 1), -1):
+            for j in range(b, max(-1, b - back - 1), -1):
                 if j <= hit:
                     break
-                if self._live(chain[j], t):
+                e = get(chain[j])
+                if e is not None and t - e <= ttl:
                     hit = j
                     break
         read = cum[hit] if hit >= 0 else 0
