@@ -4,8 +4,9 @@ Providers cache token prefixes; a request can only reuse what an earlier request
 sent with exactly the same beginning. We cannot see tokens inside a message, so a
 prefix is identified at message boundaries by a chain hash (the hash of the
 previous boundary's chain and the message's own content hash) with the cumulative
-token count there. Each request costs O(its messages): chains shared with the
-previous request are reused, and lookups are dictionary hits.
+token count there. A request costs what differs from the previous one (its new
+messages and those after an edit), not its length: a session of the oracle `full`,
+whose requests hold thousands of messages, stays linear (see `CacheSim`).
 
 Two behaviours cover the profiles:
 - ``prefix`` (openai, gemini, deepseek): every request caches all of its prefix
@@ -21,10 +22,9 @@ refreshes them. ``off`` caches nothing.
 from __future__ import annotations
 
 import hashlib
-from itertools import accumulate
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from .config import CONF_DIR
 from .errors import BadInput
@@ -96,45 +96,125 @@ class Hit:
     write: int = 0    # input tokens written to the cache (billed apart only where the provider does)
 
 
+def shared(a: Sequence, b: Sequence) -> int:
+    """How many leading items two lists have in common. Compared in C a slice at a time (a bisection
+    when they differ), so a long request that extends or edits the previous one costs little Python work."""
+    if type(a) is not type(b):        # a tuple never equals a list
+        a, b = list(a), list(b)
+    n = min(len(a), len(b))
+    if (a if len(a) == n else a[:n]) == (b if len(b) == n else b[:n]):
+        return n
+    lo, hi = 0, n                 # a[:lo] == b[:lo]; the first difference is before hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def is_block(tag: str) -> bool:
+    """A message a strategy wrote as a summary or checkpoint block (the middle Anthropic breakpoint)."""
+    return tag not in EVENT_TAGS and tag not in NOT_A_BLOCK
+
+
+def _placed(first: str, last_block: int, n: int, limit: int) -> list[int]:
+    points = [0] if first == "system" else []
+    if last_block >= 0:
+        points.append(last_block)
+    points.append(n - 1)
+    return sorted(set(points))[-limit:]
+
+
 def breakpoints(tags: Sequence[str], limit: int = 4) -> list[int]:
     """Where a harness puts Anthropic cache_control: end of the system prompt, end of the
     strategy's last summary/checkpoint block, and the last message."""
     if not tags:
         return []
-    points = [0] if tags[0] == "system" else []
-    block = [i for i, t in enumerate(tags) if t not in EVENT_TAGS and t not in NOT_A_BLOCK]
-    if block:
-        points.append(block[-1])
-    points.append(len(tags) - 1)
-    return sorted(set(points))[-limit:]
+    return _placed(tags[0], next((i for i in range(len(tags) - 1, -1, -1) if is_block(tags[i])), -1), len(tags), limit)
 
 
-class CacheSim:
-    """One conversation's cache (one cell); feed it every billed request in order."""
+class Prompt:
+    """A cell's latest request as the simulators read it: its messages' hashes, token counts, chain
+    hashes and cumulative token counts, and where its breakpoints go. Each request updates it at the
+    cost of what differs from the previous one (new messages and those after an edit). Several
+    simulators can share one (the report's grid computes the chain once): follow it once per request
+    and send every one of them every request, since each reads `kept` and `left`."""
 
-    def __init__(self, profile: Profile):
-        self.p = profile
-        self.entries: dict[bytes, list[float]] = {}   # chain -> [tokens, last used]
-        self.prev_hashes: list[str] = []
-        self.prev_chain: list[bytes] = []
+    def __init__(self) -> None:
+        self.items: list = []
+        self.hashes: list[str] = []
+        self.tokens: list[int] = []
+        self.chain: list[bytes] = []     # the chain hash at each message boundary
+        self.cum: list[int] = []         # the tokens up to the end of each message
+        self.kept = 0                    # leading messages shared with the previous request
+        self.left: list[bytes] = []      # the previous request's chain hashes after those
+        self.first = ""
+        self.blocks: list[int] = []      # positions of block messages, ascending
 
-    def _chain(self, hashes: Sequence[str]) -> list[bytes]:
-        hashes = list(hashes)
-        prev = self.prev_hashes
-        k = min(len(prev), len(hashes))
-        if hashes[:k] != prev[:k]:       # most requests extend the previous one: one comparison in C
-            k = next(i for i, (a, b) in enumerate(zip(hashes, prev)) if a != b)
-        chain = self.prev_chain[:k]
-        for h in hashes[k:]:
+    def follow(self, items: Sequence) -> None:
+        """This request's messages: objects with hash, tokens and tag (`Message`s, which compare by
+        identity, or `Sent` tuples)."""
+        k = shared(items, self.items)
+        self._update(k, k, [m.hash for m in items[k:]], [m.tokens for m in items[k:]])
+        blocks = self.blocks
+        while blocks and blocks[-1] >= k:
+            blocks.pop()
+        blocks.extend(i for i in range(k, len(items)) if is_block(items[i].tag))
+        self.items = list(items)
+        self.first = items[0].tag if items else ""
+
+    def follow_lists(self, hashes: Sequence[str], tokens: Sequence[int]) -> None:
+        """This request's message hashes and token counts (no tags: no breakpoints)."""
+        k, j = shared(hashes, self.hashes), shared(tokens, self.tokens)
+        self._update(k, j, hashes[k:], tokens[j:])
+
+    def _update(self, k: int, j: int, hashes: Sequence[str], tokens: Sequence[int]) -> None:
+        chain, cum = self.chain, self.cum
+        self.kept, self.left = k, chain[k:]
+        del chain[k:], self.hashes[k:], cum[j:], self.tokens[j:]
+        for h in hashes:
             d = hashlib.blake2b(chain[-1] if chain else b"", digest_size=12)
             d.update(h.encode())
             chain.append(d.digest())
-        self.prev_hashes, self.prev_chain = hashes, chain
-        return chain
+        size = cum[-1] if cum else 0
+        for n in tokens:
+            size += n + PER_MESSAGE
+            cum.append(size)
+        self.hashes.extend(hashes)
+        self.tokens.extend(tokens)
+
+    def breakpoints(self, limit: int = 4) -> list[int]:
+        """`breakpoints` of this request's tags."""
+        return _placed(self.first, self.blocks[-1] if self.blocks else -1, len(self.items), limit) if self.items else []
+
+
+class Sent(NamedTuple):
+    """A logged message as the simulator reads it (requests.jsonl's h, n, tag)."""
+    hash: str
+    tokens: int
+    tag: str
+
+
+class CacheSim:
+    """One conversation's cache (one cell); feed it every billed request in order.
+
+    A request costs what differs from the previous one (`Prompt` keeps the rest), and in ``prefix``
+    mode, where every request caches its whole prompt, the previous request's entries are not written
+    one by one: all of them were used at `used`, and each gets that time in `entries` only when a later
+    request leaves it (`Prompt.left`). That holds in any event order (no entry is read before it is
+    written back), so event times need not be increasing."""
+
+    def __init__(self, profile: Profile):
+        self.p = profile
+        self.entries: dict[bytes, float] = {}   # chain -> when last used (but the current chain's, in prefix mode)
+        self.used = 0.0                         # prefix mode: when every entry of the current chain was last used
+        self.own = Prompt()                     # the requests given as lists to `request`
 
     def _live(self, key: bytes, t: float) -> bool:
         e = self.entries.get(key)
-        return e is not None and t - e[1] <= self.p.ttl_s
+        return e is not None and t - e <= self.p.ttl_s
 
     def request(self, t: float, hashes: Sequence[str], tokens: Sequence[int], total: int,
                 breaks: Iterable[int] = ()) -> Hit:
@@ -142,46 +222,64 @@ class CacheSim:
         have these hashes and token counts; `breaks` are Anthropic breakpoint positions."""
         if self.p.mode == "off" or not hashes:
             return Hit()
-        chain = self._chain(hashes)
-        cum = list(accumulate(k + PER_MESSAGE for k in tokens))
-        if self.p.mode == "prefix":
-            return self._prefix(t, chain, cum, total)
-        return self._breakpoints(t, chain, cum, total, sorted(set(breaks))[-self.p.max_breakpoints:])
+        self.own.follow_lists(hashes, tokens)
+        return self.send(t, self.own, total, breaks)
 
-    def _prefix(self, t: float, chain: list[bytes], cum: list[int], total: int) -> Hit:
-        match, entries, ttl = 0, self.entries, self.p.ttl_s
-        for key in chain:   # a cached prefix's own prefixes are cached and at least as fresh
-            e = entries.get(key)
-            if e is None or t - e[1] > ttl:
-                break
-            match += 1
+    def send(self, t: float, prompt: Prompt, total: int, breaks: Iterable[int] | None = None) -> Hit:
+        """`request` for the request `prompt` was just brought to (breakpoints: the prompt's, unless given)."""
+        mode = self.p.mode
+        if mode == "prefix":
+            entries, used = self.entries, self.used
+            for key in prompt.left:                # the entries this request leaves keep their time
+                entries[key] = used
+            return self._prefix(t, prompt, total) if prompt.chain else Hit()
+        if mode == "off" or not prompt.chain:
+            return Hit()
+        breaks = prompt.breakpoints(self.p.max_breakpoints) if breaks is None else breaks
+        return self._breakpoints(t, prompt, total, sorted(set(breaks))[-self.p.max_breakpoints:])
+
+    def _prefix(self, t: float, prompt: Prompt, total: int) -> Hit:
+        ttl, chain, k = self.p.ttl_s, prompt.chain, prompt.kept
+        match = 0
+        # A cached prefix's own prefixes are cached and at least as fresh, so the hit is the longest run
+        # of live entries from the start. The k shared with the previous request were all used then.
+        if not k or t - self.used <= ttl:
+            match, get = k, self.entries.get
+            for i in range(k, len(chain)):
+                e = get(chain[i])
+                if e is None or t - e > ttl:
+                    break
+                match += 1
+        self.used = t          # the whole prompt is cached (or refreshed) now
         read = 0
         if match:
-            read = cum[match - 1] // self.p.step * self.p.step
+            read = prompt.cum[match - 1] // self.p.step * self.p.step
             read = min(read, total) if read >= self.p.min_tokens else 0
-        entries.update(zip(chain, ([size, t] for size in cum)))   # the whole prompt is cached (or refreshed) now
         return Hit(read=read)
 
-    def _breakpoints(self, t: float, chain: list[bytes], cum: list[int], total: int, breaks: list[int]) -> Hit:
+    def _breakpoints(self, t: float, prompt: Prompt, total: int, breaks: list[int]) -> Hit:
+        chain, cum, entries = prompt.chain, prompt.cum, self.entries
+        get, ttl, back = entries.get, self.p.ttl_s, self.p.lookback
         breaks = [b for b in breaks if 0 <= b < len(chain)]
         hit = -1
         for b in breaks:
-            for j in range(b, max(-1, b - self.p.lookback - 1), -1):
+            for j in range(b, max(-1, b - back - 1), -1):
                 if j <= hit:
                     break
-                if self._live(chain[j], t):
+                e = get(chain[j])
+                if e is not None and t - e <= ttl:
                     hit = j
                     break
         read = cum[hit] if hit >= 0 else 0
         if hit >= 0 and self.p.refresh:
-            self.entries[chain[hit]][1] = t
+            entries[chain[hit]] = t
         eligible = [b for b in breaks if cum[b] >= self.p.min_tokens]
         write = 0
         for b in eligible:
             if b > hit:
-                self.entries[chain[b]] = [cum[b], t]
+                entries[chain[b]] = t
             elif self.p.refresh and self._live(chain[b], t):
-                self.entries[chain[b]][1] = t
+                entries[chain[b]] = t
         if eligible and eligible[-1] > hit:
             write = cum[eligible[-1]] - read
         return Hit(read=min(read, total), write=max(0, min(write, total - read)))
@@ -196,23 +294,30 @@ def billed(record: dict[str, Any]) -> bool:
 def hit_rates(records: Iterable[dict[str, Any]], profiles: Sequence[Profile]) -> dict[str, dict[str, float]]:
     """cell -> profile name -> cache hit rate, re-simulated from a run's requests.jsonl records alone
     (message hashes, token counts and tags are in the log; no scenario is needed)."""
-    state: dict[str, tuple[list, list[CacheSim], list[int]]] = {}
+    state: dict[str, list] = {}    # cell -> [its previous record's messages, Prompt, simulators, sums]
     for rec in records:
         cell = rec.get("cell", "")
-        prev, sims, sums = state.setdefault(cell, ([], [CacheSim(p) for p in profiles], [0] * (1 + len(profiles))))
-        cur = []
+        if cell not in state:
+            state[cell] = [[], Prompt(), [CacheSim(p) for p in profiles], [0] * (1 + len(profiles))]
+        st = state[cell]
+        last, cur = st[0], []
         for s in rec["seq"]:
-            cur.extend(prev[s[0]:s[1]] if isinstance(s, list) else [(s["h"], s["n"], s["tag"])])
-        prev[:] = cur
+            if isinstance(s, list):
+                cur.extend(last[s[0]:s[1]])
+            else:
+                cur.append(Sent(s["h"], s["n"], s["tag"]))
+        st[0] = cur
+        _, prompt, sims, sums = st
         if not billed(rec):
             continue
-        hashes, tokens, tags = [c[0] for c in cur], [c[1] for c in cur], [c[2] for c in cur]
+        prompt.follow(cur)
+        t = float(rec.get("t") or 0.0)
         sums[0] += rec["tokens"]
         for i, sim in enumerate(sims):
-            bps = breakpoints(tags, sim.p.max_breakpoints)
-            sums[i + 1] += sim.request(float(rec.get("t") or 0.0), hashes, tokens, rec["tokens"], bps).read
+            sums[i + 1] += sim.send(t, prompt, rec["tokens"]).read
     return {cell: {p.name: (sums[i + 1] / sums[0] if sums[0] else 0.0) for i, p in enumerate(profiles)}
-            for cell, (_, _, sums) in state.items()}
+            for cell, (_, _, _, sums) in state.items()}
 
 
-__all__ = ["Profile", "CacheSim", "Hit", "breakpoints", "billed", "hit_rates", "load_profile", "profile_names"]
+__all__ = ["Profile", "CacheSim", "Hit", "Prompt", "Sent", "breakpoints", "shared", "billed", "hit_rates", "load_profile",
+           "profile_names"]

@@ -145,11 +145,26 @@ def read_jsonl(path: Path, cell: str | None = None) -> Iterator[dict[str, Any]]:
         raise BadInput(problems[:20] + ([f"{path}: ... and {len(problems) - 20} more"] if len(problems) > 20 else []))
 
 
+_KNOWN: dict[tuple, tuple[Scenario, Tokenizer, dict[tuple[str, str], Message]]] = {}
+
+
+def _known(scenario: Scenario, tok: Tokenizer, markers: bool) -> dict[tuple[str, str], Message]:
+    """The harness's renderings of the scenario (and its system prompt) by (id, hash): rendered once per
+    scenario, tokenizer and marker setting in this process, so the cells of a scenario share them."""
+    key = (id(scenario), id(tok), markers)
+    hit = _KNOWN.get(key)
+    if hit is None or hit[0] is not scenario or hit[1] is not tok:
+        if len(_KNOWN) > 8:
+            _KNOWN.clear()
+        hit = _KNOWN[key] = (scenario, tok, {(m.id, m.hash): m for m in (system_message(tok, scenario),
+                                                                         *render_all(tok, scenario, markers))})
+    return hit[2]
+
+
 def replay_requests(records: Iterator[dict[str, Any]], scenario: Scenario, tok: Tokenizer,
                     markers: bool = True) -> Iterator[LoggedRequest]:
     """Rebuild each request's messages from its delta (one cell's records, in order)."""
-    sysm = system_message(tok, scenario)
-    known = {(m.id, m.hash): m for m in (sysm, *render_all(tok, scenario, markers))}
+    known = _known(scenario, tok, markers)
     prev: list[Message] = []
     for rec in records:
         seq = rec["seq"]

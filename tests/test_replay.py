@@ -225,6 +225,19 @@ def test_strategy_text_is_logged_and_rebuilt():
     assert after[1].tag == "summary" and after[1].text == "summary: items so far"
 
 
+def test_rebuilt_messages_are_the_scenarios_own_renderings_whatever_was_replayed_before():
+    """Renderings are shared by the cells of a scenario, never carried over to another scenario object,
+    even one with the same id and event ids (a file edited between two reports)."""
+    a, b = scenario(3, tool_text="alpha\n"), scenario(3, tool_text="beta\n")
+    _, ra, _ = run(a, Full())
+    _, rb, _ = run(b, Full())
+    first = rebuilt(a, ra)[-1]
+    assert rebuilt(a, ra)[-1] == first                      # the same message objects: rendered once
+    assert any("alpha" in m.text for m in first)
+    again = rebuilt(b, rb)[-1]
+    assert any("beta" in m.text for m in again) and not any("alpha" in m.text for m in again)
+
+
 @pytest.mark.parametrize("markers", [True, False])
 def test_rebuilt_messages_follow_marker_setting(markers):
     s = scenario(2)

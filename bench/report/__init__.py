@@ -136,7 +136,7 @@ def build(run_dir: Path) -> Doc:
         ocols = list(outcomes.columns)
         doc.table(Table(ocols, S.rows(outcomes, ocols), "Compaction attempts over all cells: failed (nothing "
                                                         "changed), fell back (and to what), needed a repair."))
-    S.lost(doc, Run(run_dir, cfg), checks, mine, summary, compactions)
+    S.lost(doc, Run(run_dir, cfg), checks, mine, summary, compactions, records)
     S.robustness(doc, summary)
     S.writers(doc, summary, compactions, cfg, quality)
 

@@ -79,8 +79,9 @@ def sawtooth_series(records, compactions, cells, cfg: dict[str, Any]) -> dict:
     return out
 
 
-def lost(doc: Doc, run: Any, checks, scored_checks, summary, compactions) -> None:
-    """What was lost (most lost items, the compaction before each) and every leak with its sentence."""
+def lost(doc: Doc, run: Any, checks, scored_checks, summary, compactions, records) -> None:
+    """What was lost (most lost items, the compaction before each) and every leak with its sentence
+    (found in the request rebuilt from `records`, requests.jsonl as the report read it)."""
     from ..scoring.trace import cells, labels, leak_sentence
     from . import lost as L
 
@@ -110,13 +111,19 @@ def lost(doc: Doc, run: Any, checks, scored_checks, summary, compactions) -> Non
                        "shown by id."), "No truth item was lost at any request of the headline cells.")
     known = {c.name: c for c in cells(summary)}
     found: dict[tuple, str] = {}
+    logged: dict[str, list[dict[str, Any]]] | None = None
 
     def sentence(cell: str, request: int, injection: str) -> str:
         rc = known.get(cell)
         if rc is None or run.judge(rc) is None:
             return ""
+        nonlocal logged
         if (cell, request, injection) not in found:
-            msgs = next((r.messages for r in run.requests(rc) if r.i == request), [])
+            if logged is None:      # once for every leak, not a pass over the whole log per leak
+                logged = {}
+                for rec in records:
+                    logged.setdefault(rec.get("cell"), []).append(rec)
+            msgs = next((r.messages for r in run.requests(rc, logged.get(cell, [])) if r.i == request), [])
             found[(cell, request, injection)] = leak_sentence(run.judge(rc), msgs, injection)
         return found[(cell, request, injection)]
 

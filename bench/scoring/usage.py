@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..cache_sim import CacheSim, Profile, billed, breakpoints
+from ..cache_sim import CacheSim, Profile, Prompt, billed
 from ..logs import LoggedRequest
 from ..pricing import Rates, cost
 
@@ -19,6 +19,7 @@ from ..pricing import Rates, cost
 class Meter:
     def __init__(self, profile: Profile, rates: Rates):
         self.sim, self.rates, self.profile = CacheSim(profile), rates, profile
+        self.prompt = Prompt()                  # the last billed request, kept up to date by what changed
         self.input = self.cached = 0            # all billed requests, for the hit rate
         self.agent_cached = 0
         self.cost = 0.0
@@ -28,9 +29,8 @@ class Meter:
         rec = r.record
         if not billed(rec):
             return
-        msgs = r.messages
-        hit = self.sim.request(float(rec.get("t") or 0.0), [m.hash for m in msgs], [m.tokens for m in msgs],
-                               r.tokens, breakpoints([m.tag for m in msgs], self.profile.max_breakpoints))
+        self.prompt.follow(r.messages)
+        hit = self.sim.send(float(rec.get("t") or 0.0), self.prompt, r.tokens)
         self.input += r.tokens
         self.cached += hit.read
         if r.kind == "agent":
