@@ -60,15 +60,16 @@ def sentences(messages: Sequence[Message], tok: Tokenizer) -> list[Sentence]:
     """Every sentence of `messages`, labelled with who said it (background by its marker)."""
     out: list[Sentence] = []
     for msg in messages:
-        for label, s, key, n in _counted(msg.text, label_of(msg), msg.role == "user", tok):
+        for label, s, key, n in counted(msg.text, label_of(msg), msg.role == "user", tok):
             out.append(Sentence(len(out), label, s, n, key=key))
     return out
 
 
 @lru_cache(maxsize=1 << 16)
-def _counted(text: str, label: str, user_role: bool, tok: Tokenizer) -> tuple[tuple[str, str, str, int], ...]:
-    """`_split` with each sentence's token count: a probe asked on a long context reads thousands of
-    messages, nearly all of them read by earlier probes and summaries of the same session."""
+def counted(text: str, label: str, user_role: bool, tok: Tokenizer) -> tuple[tuple[str, str, str, int], ...]:
+    """A message's (label, sentence, key, tokens) rows, from its text, label (`label_of`) and role:
+    `sentences` of one message as tuples, cached, since a long session's summaries and writer
+    answers read thousands of messages, nearly all of them read by earlier ones of the session."""
     return tuple((lab, s, key, tok.count(s)) for lab, s, key in _split(text, label, user_role))
 
 
@@ -155,7 +156,7 @@ def summary(messages: Sequence[Message], budget: int, tok: Tokenizer) -> str:
     pool = _Pool([_read(m.text, label_of(m), m.role == "user") for m in messages])
     if not pool.size:
         return tok.truncate(HEADER, budget)
-    flat = list(chain.from_iterable(_counted(m.text, label_of(m), m.role == "user", tok) for m in messages))
+    flat = list(chain.from_iterable(counted(m.text, label_of(m), m.role == "user", tok) for m in messages))
     kept = [flat[row] for row in pool.rows]         # (label, text, key, tokens); position = index
     n = len(kept)
     # the newest sentence weighs like a user's word
