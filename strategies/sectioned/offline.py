@@ -15,13 +15,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from heapq import heapify, heappop
+from itertools import accumulate, chain, repeat
+from operator import itemgetter
 from typing import Callable, Sequence
 
 from bench.loader import normalize
 from bench.messages import Message
 from bench.models.offline import Turn
-from bench.models.offline.extract import (SENTENCE_END, STATES_NEXT, Sentence, dedupe, flags, mentions, salience,
-                                          sentences, terms)
+from bench.models.offline.extract import (SENTENCE_END, STATES_NEXT, Sentence, counted, flags, label_of, mentions,
+                                          said_salience, terms)
 from bench.tokens import Tokenizer
 
 from ..files import kind as file_kind
@@ -107,18 +110,18 @@ def play(messages: Sequence[Message], tools: list[dict] | None, max_tokens: int 
 
 def write(names: list[str], conv: list[Message], current: dict[str, str] | None, focus: str, budget: int,
           tok: Tokenizer) -> str:
-    pool, origin = _pool(conv, tok)
+    pool, origin, traits, nexts = _pool(conv, tok)
     n = max(1, len(pool))
-    stated = [s for s in pool if has(STATES_NEXT, s.text)]
-    latest_next = stated[-1] if stated else None
-    pool = [s for s in pool if s is latest_next or not has(STATES_NEXT, s.text)]
+    stated = [i for i, x in enumerate(nexts) if x]
+    latest_next = pool[stated[-1]] if stated else None
+    if stated:
+        keep = [i for i, x in enumerate(nexts) if not x or i == stated[-1]]
+        pool, traits = [pool[i] for i in keep], [traits[i] for i in keep]
     latest_request = _latest_request(pool)
     wants = terms(focus) if focus else frozenset()
-
-    traits = {id(s): _trait(s.label, s.text, wants) for s in pool}
-
-    def t(s: Sentence) -> Trait:
-        return traits.get(id(s)) or _trait(s.label, s.text, wants)
+    if wants:
+        traits = [_trait(s.label, s.text, wants) for s in pool]
+    by_id = dict(zip(map(id, pool), traits))
 
     writes = _writes(conv, n, tok)
     used: set[str] = set()
@@ -128,10 +131,10 @@ def write(names: list[str], conv: list[Message], current: dict[str, str] | None,
         share = max(8, left // (len(names) - i))
         head = f"## {name}\n"
         kind = section_kind(name)
-        new = _candidates(kind, pool, t, writes, latest_next, latest_request)
+        new = _candidates(kind, pool, traits, writes, latest_next, latest_request)
         old = _earlier(current.get(name, "") if current else "", tok)
         cands = (new or old) if kind in PRESENT else old + new
-        score = _scorer(kind, n, t, {id(s) for s in old})
+        score = _scorer(kind, n, by_id, wants, {id(s) for s in old})
         fresh = cands if kind in QUOTING else [s for s in cands if s.key not in used]
         chosen = _fit(fresh, score, share - tok.count(head), tok, origin)
         used.update(s.key for s in chosen)
@@ -142,24 +145,44 @@ def write(names: list[str], conv: list[Message], current: dict[str, str] | None,
     return "\n\n".join(out)
 
 
-def _pool(conv: list[Message], tok: Tokenizer) -> tuple[list[Sentence], dict[int, tuple]]:
-    """The conversation's sentences, de-duplicated, and for each (by id) the line it can share: its
-    message's, or in an earlier answer of this format its own bullet's (a bullet is one message's)."""
-    raw: list[Sentence] = []
+def _pool(conv: list[Message], tok: Tokenizer) -> tuple[list[Sentence], dict[int, tuple], list[Trait], list[bool]]:
+    """The conversation's sentences, de-duplicated (the latest copy counts), for each (by id) the line
+    it can share: its message's, or in an earlier answer of this format its own bullet's (a bullet is
+    one message's); and, in pool order, their traits and whether each states what comes next."""
+    per = [_pieces(m.text, label_of(m), m.role == "user", tok) for m in conv]
+    flat = list(chain.from_iterable(per))
+    latest = dict(zip(map(itemgetter(3), flat), range(len(flat))))
+    home = list(chain.from_iterable(repeat(i, len(p)) for i, p in enumerate(per)))
+    starts = list(accumulate(map(len, per), initial=0))
+    pool: list[Sentence] = []
     origin: dict[int, tuple] = {}
-    for i, m in enumerate(conv):
-        grouped = _grouped(m.text) if m.role == "user" else None
-        if grouped is None:
-            pieces = [(i, s) for s in sentences([m], tok)
-                      if not HEADING.match(s.text) and s.text.lower() != "none."]
-        else:
-            pieces = [(-len(raw) - j - 1, Sentence(0, label, x, tok.count(x)))
-                      for j, (label, line) in enumerate(grouped) for x in SENTENCE_END.split(line) if x.strip()]
-        for line, s in pieces:
-            s.pos, s.key = len(raw), s.key or normalize(s.text)
-            origin[id(s)] = (line, s.pos, s)     # the sentence itself too: its id stays its own
-            raw.append(s)
-    return dedupe(raw), origin
+    traits: list[Trait] = []
+    nexts: list[bool] = []
+    for row in sorted(latest.values()):
+        bullet, label, text, key, size, trait, states = flat[row]
+        i = home[row]
+        s = Sentence(len(pool), label, text, size, key=key)
+        origin[id(s)] = (i if bullet < 0 else -starts[i] - bullet - 1, row, s)   # the sentence too: its id stays its own
+        pool.append(s)
+        traits.append(trait)
+        nexts.append(states)
+    return pool, origin, traits, nexts
+
+
+@lru_cache(maxsize=1 << 14)
+def _pieces(text: str, label: str, user_role: bool, tok: Tokenizer) -> tuple[tuple, ...]:
+    """A message's sentences as this writer reads them, each (bullet, label, text, key, tokens, trait,
+    states next): bullet -1 for a plain message's sentence (it shares its message's line), else its
+    bullet's index in a message in this module's format. Cached per content: a long session's writer
+    requests share nearly all their messages, and one worker runs all cells of a scenario."""
+    grouped = _grouped(text) if user_role else None
+    if grouped is None:
+        rows = [(-1, lab, s, key or normalize(s), size) for lab, s, key, size in counted(text, label, user_role, tok)
+                if not HEADING.match(s) and s.lower() != "none."]
+    else:
+        rows = [(j, lab, x, normalize(x), tok.count(x))
+                for j, (lab, line) in enumerate(grouped) for x in SENTENCE_END.split(line) if x.strip()]
+    return tuple((*r, _trait(r[1], r[2], frozenset()), has(STATES_NEXT, r[2])) for r in rows)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -230,38 +253,43 @@ class Trait:
 @lru_cache(maxsize=1 << 18)
 def _trait(label: str, text: str, wants: frozenset[str]) -> Trait:
     f = flags(text)
-    return Trait(salience(Sentence(0, label, text, 0)), f.path, f.path or f.ident or f.number, f.error, f.rule,
+    return Trait(said_salience(label, text), f.path, f.path or f.ident or f.number, f.error, f.rule,
                  has(CODE, text), has(DID, text), has(DECISION, text), has(PENDING, text),
                  bool(wants and terms(text) & wants))
 
 
-def _candidates(kind: str, pool: list[Sentence], t: Callable[[Sentence], Trait], writes: list[Sentence],
+def _candidates(kind: str, pool: list[Sentence], traits: list[Trait], writes: list[Sentence],
                 latest_next: Sentence | None, latest_request: list[Sentence]) -> list[Sentence]:
+    """The sentences a section of `kind` may hold (`traits` are the pool's, in its order)."""
     if kind in ("user_messages", "intent"):
         return [s for s in pool if s.label == "User"]
     if kind == "files_changed":
-        return writes + [s for s in pool if s.label == "Assistant" and t(s).path]
+        return writes + [s for s, x in zip(pool, traits) if s.label == "Assistant" and x.path]
     if kind == "files":
-        return [s for s in pool if t(s).path]
+        return [s for s, x in zip(pool, traits) if x.path]
     if kind == "next":
         return ([latest_next] if latest_next else []) + latest_request
     if kind == "pending":
-        return [s for s in pool if t(s).pending or s is latest_next]
+        return [s for s, x in zip(pool, traits) if x.pending or s is latest_next]
     if kind == "errors":
-        return [s for s in pool if t(s).error]
+        return [s for s, x in zip(pool, traits) if x.error]
     if kind == "decisions":
-        return [s for s in pool if t(s).decision]
+        return [s for s, x in zip(pool, traits) if x.decision]
     if kind == "progress":
         return [s for s in pool if s.label != "User"]
     if kind == "concepts":
-        return [s for s in pool if s.label != "User" and t(s).ref]
+        return [s for s, x in zip(pool, traits) if s.label != "User" and x.ref]
     return list(pool)
 
 
-def _scorer(kind: str, n: int, t: Callable[[Sentence], Trait], anchored: set[int]) -> Callable[[Sentence], float]:
+def _scorer(kind: str, n: int, traits: dict[int, Trait], wants: frozenset[str],
+            anchored: set[int]) -> Callable[[Sentence], float]:
+    """A section's score of a sentence; `traits` are the pool's by id (another sentence's are worked out)."""
+    get = traits.get
+
     def score(s: Sentence) -> float:
         r = max(0.0, (s.pos + 1) / n)
-        x = t(s)
+        x = get(id(s)) or _trait(s.label, s.text, wants)
         base = x.base
         if kind == "intent":
             value = base + 4.0 * (1.0 - r) + 1.0 * x.rule
@@ -287,10 +315,13 @@ def _scorer(kind: str, n: int, t: Callable[[Sentence], Trait], anchored: set[int
 
 def _fit(cands: list[Sentence], score: Callable[[Sentence], float], budget: int, tok: Tokenizer,
          origin: dict[int, tuple]) -> list[Sentence]:
-    """The best-scoring sentences within `budget` tokens, as rendered lines."""
-    ranked = sorted(((score(s), s.pos, s) for s in cands), key=lambda x: (-x[0], -x[1]))
+    """The best-scoring sentences within `budget` tokens, as rendered lines: best first, the later of
+    equals first, then the earlier candidate (a heap: the budget is met long before the list ends)."""
+    ranked = [(-value, -s.pos, k, value, s) for k, s in enumerate(cands) for value in (score(s),)]
+    heapify(ranked)
     chosen, used = [], 0
-    for value, _, s in ranked:
+    while ranked:
+        _, _, _, value, s = heappop(ranked)
         if value < WORTH:
             break
         cost = s.tokens + 4

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from bench.messages import MARKER, Message
 
@@ -148,7 +149,7 @@ def refs(messages: list[Message]) -> list[str]:
             for key in ("cmd", "command"):
                 if isinstance(c.args.get(key), str):
                     out.append(f"`{c.args[key]}`")
-        out += REF.findall(m.text)
+        out += refs_in(m.text)
     seen: set[str] = set()
     return [r for r in out if not (r in seen or seen.add(r)) and len(r) > 3]
 
@@ -156,23 +157,43 @@ def refs(messages: list[Message]) -> list[str]:
 def mentioned(messages: list[Message]) -> set[str]:
     """File:line references the user or the agent wrote themselves: the details they care about."""
     return {r.rsplit("/", 1)[-1] for m in messages if m.role == "assistant" or is_user(m)
-            for r in REF.findall(m.text) if re.search(r"\.\w+:\d+$", r)}
+            for r in refs_in(m.text) if LINE_REF.search(r)}
+
+
+# A checkpoint request holds the whole conversation, and consecutive ones share nearly all of it (one
+# worker runs every cell of a scenario): what these read of one message is worked out once per text.
+LINE_REF = re.compile(r"\.\w+:\d+$")
+
+
+@lru_cache(maxsize=1 << 14)
+def refs_in(text: str) -> tuple[str, ...]:
+    """REF's matches in `text`, in order."""
+    return tuple(REF.findall(text))
+
+
+@lru_cache(maxsize=1 << 14)
+def output_lines(text: str) -> tuple[tuple[str, str, bool], ...]:
+    """A tool output's lines: (the line, its first 200 characters stripped, whether it shows an error)."""
+    return tuple((line, line.strip()[:200], ERROR.search(line) is not None) for line in text.splitlines())
 
 
 def pitfalls(messages: list[Message], n: int = 5) -> list[str]:
     """Tool output lines, verbatim, most recent first: those at a place someone named, then error lines."""
     named, errors = mentioned(messages), []
     out: list[str] = []
+    kept, erred = set(), set()        # out's and errors' lines, for the membership tests
     for m in reversed(messages):
         if m.role != "tool":
             continue
-        for line in m.text.splitlines():
-            text = line.strip()[:200]
-            if any(ref in line for ref in named) and text not in out:
+        here = [ref for ref in named if ref in m.text]     # a line names only what its message names
+        for line, text, error in output_lines(m.text):
+            if here and any(ref in line for ref in here) and text not in kept:
                 out.append(text)
-            elif ERROR.search(line) and text not in errors:
+                kept.add(text)
+            elif error and text not in erred:
                 errors.append(text)
-    return out[:n] + [e for e in errors if e not in out][:n]
+                erred.add(text)
+    return out[:n] + [e for e in errors if e not in kept][:n]
 
 
 def recalled_pitfalls(recollection: str) -> list[str]:

@@ -6,8 +6,11 @@ out. Choices are deterministic: scores, then position, break every tie.
 """
 from __future__ import annotations
 
+import heapq
 import math
 import re
+from bisect import bisect_left, bisect_right
+from itertools import chain
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -15,6 +18,7 @@ from typing import Sequence
 from ...loader import normalize
 from ...messages import MARKER, Message
 from ...tokens import Tokenizer
+from .index import Read
 
 HEADER = "Summary of the conversation so far (sentences kept verbatim, oldest first):"
 # Labels this module writes; a previous summary's lines keep theirs when summarised again.
@@ -56,15 +60,16 @@ def sentences(messages: Sequence[Message], tok: Tokenizer) -> list[Sentence]:
     """Every sentence of `messages`, labelled with who said it (background by its marker)."""
     out: list[Sentence] = []
     for msg in messages:
-        for label, s, key, n in _counted(msg.text, label_of(msg), msg.role == "user", tok):
+        for label, s, key, n in counted(msg.text, label_of(msg), msg.role == "user", tok):
             out.append(Sentence(len(out), label, s, n, key=key))
     return out
 
 
 @lru_cache(maxsize=1 << 16)
-def _counted(text: str, label: str, user_role: bool, tok: Tokenizer) -> tuple[tuple[str, str, str, int], ...]:
-    """`_split` with each sentence's token count: a probe asked on a long context reads thousands of
-    messages, nearly all of them read by earlier probes and summaries of the same session."""
+def counted(text: str, label: str, user_role: bool, tok: Tokenizer) -> tuple[tuple[str, str, str, int], ...]:
+    """A message's (label, sentence, key, tokens) rows, from its text, label (`label_of`) and role:
+    `sentences` of one message as tuples, cached, since a long session's summaries and writer
+    answers read thousands of messages, nearly all of them read by earlier ones of the session."""
     return tuple((lab, s, key, tok.count(s)) for lab, s, key in _split(text, label, user_role))
 
 
@@ -118,9 +123,14 @@ def flags(text: str) -> Flags:
 
 
 def salience(s: Sentence) -> float:
+    return said_salience(s.label, s.text)
+
+
+@lru_cache(maxsize=1 << 18)
+def said_salience(label: str, text: str) -> float:
     """What a reader resuming the work needs: the user's words, exact references, errors, rules."""
-    f = flags(s.text)
-    score = 3.0 if s.label == "User" else 0.0
+    f = flags(text)
+    score = 3.0 if label == "User" else 0.0
     score += 1.5 * f.path + 1.5 * f.ident + 0.5 * f.number + 1.5 * f.error + 1.0 * f.rule
     return score
 
@@ -139,27 +149,37 @@ def render(chosen: list[Sentence]) -> str:
 
 
 def summary(messages: Sequence[Message], budget: int, tok: Tokenizer) -> str:
-    """The most salient and most recent sentences that fit `budget` tokens, in their order."""
-    pool = dedupe(sentences(messages, tok))
-    if not pool:
+    """The most salient and most recent sentences that fit `budget` tokens, in their order.
+
+    Works on the de-duplicated rows (`_Pool`) and makes `Sentence`s of the chosen ones only: a long
+    session's summary reads tens of thousands of sentences and keeps a few hundred."""
+    pool = _Pool([_read(m.text, label_of(m), m.role == "user") for m in messages])
+    if not pool.size:
         return tok.truncate(HEADER, budget)
-    n = len(pool)
-    for s in pool:
-        s.score = salience(s) + 3.0 * (s.pos + 1) / n   # the newest sentence weighs like a user's word
+    flat = list(chain.from_iterable(counted(m.text, label_of(m), m.role == "user", tok) for m in messages))
+    kept = [flat[row] for row in pool.rows]         # (label, text, key, tokens); position = index
+    n = len(kept)
+    # the newest sentence weighs like a user's word
+    scores = [said_salience(label, text) + 3.0 * (i + 1) / n for i, (label, text, _, _) in enumerate(kept)]
+    # best first, the later of equals first (a stable sort of the positions from the last)
+    order = sorted(range(n - 1, -1, -1), key=scores.__getitem__, reverse=True)
     chosen: list[Sentence] = []
     used = tok.count(HEADER) + 1
-    for s in sorted(pool, key=lambda s: (-s.score, -s.pos)):
-        cost = s.tokens + 4          # label and line framing, an upper bound
+    for i in order:
+        if used + 5 > budget:        # no sentence fits any more: each costs at least 1 + 4
+            break
+        label, text, _, size = kept[i]
+        cost = size + 4              # label and line framing, an upper bound
         if used + cost <= budget:
-            chosen.append(s)
+            chosen.append(Sentence(i, label, text, size, scores[i]))
             used += cost
     text = render(chosen)
     while chosen and tok.count(text) > budget:    # the bound above is loose; make sure
         chosen.remove(min(chosen, key=lambda s: (s.score, s.pos)))
         text = render(chosen)
     if not chosen:  # not even one sentence fits: the best one, cut
-        best = max(pool, key=lambda s: (s.score, s.pos))
-        text = tok.truncate(render([best]), budget)
+        label, best, _, size = kept[order[0]]
+        text = tok.truncate(render([Sentence(order[0], label, best, size, scores[order[0]])]), budget)
     return text
 
 
@@ -237,10 +257,6 @@ def states_next(text: str) -> bool:
     return STATES_NEXT.search(text) is not None
 
 
-def names(low: str, asked: set[str]) -> bool:
-    return any(map(low.__contains__, asked))
-
-
 def answer(messages: Sequence[Message], question: str, budget: int | None, tok: Tokenizer) -> str:
     """The sentence(s) of the context that share the most rare words with the question.
 
@@ -250,54 +266,123 @@ def answer(messages: Sequence[Message], question: str, budget: int | None, tok: 
     sentence that states what comes next, since a later statement of the position supersedes an
     earlier one.
 
-    Sentences are (position, label, text) tuples here, not `Sentence`s: a probe on a long context
-    reads tens of thousands of them and scores only the few that share a word with the question."""
-    pool = _deduped(messages, tok)
+    The pool is `dedupe(sentences(messages))` less the system prompt's; each sentence scores the
+    idf of the question's words it holds, plus recency, a user's word and the kind of thing asked
+    (`_score`), and the best one or two are the answer. A probe on a long context reads tens of
+    thousands of sentences, so this works from each message's cached `Read` (index.py): it scores
+    only the sentences that hold a word of the question (every other one scores the same), found
+    through each message's word index; sentences stay (position, label, text) tuples."""
     want = terms(question)
-    if not pool or not want:
+    pool = _Pool([_read(m.text, label_of(m), m.role == "user") for m in messages])
+    if not pool.size or not want:
         return "I do not know."
-    talk = [s for s in pool if s[1] != "System"]
-    pool = talk or pool
     asked = {m.group(0).lower() for m in IDENT.finditer(question)} | {m.group(0).lower() for m in PATH.finditer(question)}
-    named = [s for s in pool if asked and names(s[2].lower(), asked)]
+    named = pool.naming(asked) if asked else []
     if ASKS_NEXT.search(question):
-        stated = [s for s in (named or pool) if states_next(s[2])]
+        stated = [s for s in named if states_next(s[2])][-1:] if named else pool.latest_stating()
         if stated:
             text = stated[-1][2]
             return tok.truncate(text, budget) if budget else text
-    pool = named or pool
-    bags = [terms(s[2]) for s in pool]
-    df: dict[str, int] = {}
-    for bag in bags:
-        for w in bag & want:
-            df[w] = df.get(w, 0) + 1
-    n = len(pool)
-    scores = []
-    for (pos, label, text), bag in zip(pool, bags):
-        hits = bag & want
-        score = sum(math.log((n + 1) / (df[w] + 0.5)) for w in hits) + (1.0 if named else 0.0)
-        if hits:
-            score += 0.5 * (pos + 1) / n + 0.3 * (label == "User") + wanted_kind(question, text)
-        scores.append(score)
-    ranked = sorted(range(n), key=lambda i: (-scores[i], -pool[i][0]))
-    if scores[ranked[0]] <= 0:
+    if named:
+        n = len(named)
+        bags = [terms(s[2]) for s in named]
+        df: dict[str, int] = {}
+        for bag in bags:
+            for w in bag & want:
+                df[w] = df.get(w, 0) + 1
+        scored = [(_score(pos, label, text, bag & want, df, n, True, question), pos, text)
+                  for (pos, label, text), bag in zip(named, bags)]
+    else:
+        n = pool.n
+        scored = pool.scored(want, question)
+    best = heapq.nlargest(2, scored, key=lambda x: (x[0], x[1]))
+    if best[0][0] <= 0:
         return "I do not know."
-    picked = [ranked[0]]
-    if n > 1 and scores[ranked[1]] >= 0.8 * scores[ranked[0]]:
-        picked.append(ranked[1])
-    text = " ".join(pool[i][2] for i in sorted(picked, key=lambda i: pool[i][0]))
+    picked = best[:2] if n > 1 and best[1][0] >= 0.8 * best[0][0] else best[:1]
+    text = " ".join(x[2] for x in sorted(picked, key=lambda x: x[1]))
     return tok.truncate(text, budget) if budget else text
 
 
-def _deduped(messages: Sequence[Message], tok: Tokenizer) -> list[tuple[int, str, str]]:
-    """`dedupe(sentences(messages, tok))` as (position, label, text) tuples."""
-    rows: list[tuple[str, str, str, int]] = []
-    for msg in messages:
-        rows.extend(_counted(msg.text, label_of(msg), msg.role == "user", tok))
-    latest: dict[str, int] = {}
-    for i, (_, text, key, _) in enumerate(rows):
-        latest[key or normalize(text)] = i
-    return [(pos, rows[i][0], rows[i][1]) for pos, i in enumerate(sorted(latest.values()))]
+def _score(pos: int, label: str, text: str, hits: set[str], df: dict[str, int], n: int, named: bool,
+           question: str) -> float:
+    score = sum(math.log((n + 1) / (df[w] + 0.5)) for w in hits) + (1.0 if named else 0.0)
+    if hits:
+        score += 0.5 * (pos + 1) / n + 0.3 * (label == "User") + wanted_kind(question, text)
+    return score
+
+
+@lru_cache(maxsize=1 << 14)
+def _read(text: str, label: str, user_role: bool) -> Read:
+    return Read(_split(text, label, user_role))
+
+
+class _Pool:
+    """A context's de-duplicated sentences, without listing them: sentence `j` of message `k` is
+    row `base[k] + j`; it is in the pool when it is its key's latest row (and, when the context has
+    any conversation, not the system prompt's); its position is its rank among the latest rows."""
+
+    def __init__(self, reads: list[Read]):
+        self.reads, self.bases = reads, []
+        latest: dict[str, int] = {}
+        at = 0
+        for r in reads:
+            self.bases.append(at)
+            latest.update(zip(r.keys, range(at, at + len(r.keys))))
+            at += len(r.keys)
+        self.latest, self.rows = latest, sorted(latest.values())
+        self.size = len(self.rows)
+        system = sum(1 for b, r in zip(self.bases, reads) for j in r.system if latest[r.keys[j]] == b + j)
+        self.talk = self.size > system          # the system prompt's sentences stay out
+        self.n = self.size - system if self.talk else self.size
+
+    def has(self, r: Read, j: int, row: int) -> bool:
+        return self.latest[r.keys[j]] == row and not (self.talk and r.labels[j] == "System")
+
+    def pos(self, row: int) -> int:
+        return bisect_left(self.rows, row)
+
+    def naming(self, asked: set[str]) -> list[tuple[int, str, str]]:
+        return [(self.pos(b + j), r.labels[j], r.texts[j]) for b, r in zip(self.bases, self.reads)
+                for j in r.naming(asked) if self.has(r, j, b + j)]
+
+    def latest_stating(self) -> list[tuple[int, str, str]]:
+        """The pool's last sentence that states what comes next, if any."""
+        for b, r in zip(reversed(self.bases), reversed(self.reads)):
+            for j in reversed(r.nexts(states_next)):
+                if self.has(r, j, b + j):
+                    return [(self.pos(b + j), r.labels[j], r.texts[j])]
+        return []
+
+    def scored(self, want: frozenset[str], question: str) -> list[tuple[float, int, str]]:
+        """(score, position, text) of every sentence holding a word of `want`, and of the two latest
+        that hold none (the runners-up when fewer hold one; they score 0)."""
+        df: dict[str, int] = {}
+        hit: dict[int, tuple[Read, int]] = {}
+        for b, r in zip(self.bases, self.reads):
+            where = r.where(terms)
+            for w in want:
+                for j in where.get(w, ()):
+                    if self.has(r, j, b + j):
+                        df[w] = df.get(w, 0) + 1
+                        hit[b + j] = (r, j)
+        out = []
+        for row, (r, j) in hit.items():
+            text = r.texts[j]
+            out.append((_score(self.pos(row), r.labels[j], text, terms(text) & want, df, self.n, False, question),
+                        self.pos(row), text))
+        spare = 0
+        for i in reversed(range(self.size)):
+            row = self.rows[i]
+            if spare == 2:
+                break
+            if row in hit:
+                continue
+            k = bisect_right(self.bases, row) - 1
+            r, j = self.reads[k], row - self.bases[k]
+            if self.has(r, j, row):
+                out.append((_score(i, r.labels[j], r.texts[j], set(), df, self.n, False, question), i, r.texts[j]))
+                spare += 1
+        return out
 
 
 def wants_summary(messages: Sequence[Message]) -> bool:

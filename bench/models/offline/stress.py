@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Sequence
 
 from ...messages import MARKER, Message
@@ -72,6 +73,15 @@ class Stress:
     recent: str = ""                                       # the last few messages, normalised
     finished_subtask: bool = False
     notes: list[dict] = field(default_factory=list)
+    said: str | None = None                                # the user's messages joined by SEP, made on first use
+
+    def quoted(self, text: str) -> bool:
+        """`text` occurs in one of the user's messages."""
+        if SEP in text:
+            return any(text in u for u in self.users)
+        if self.said is None:
+            self.said = SEP.join(self.users)
+        return text in self.said
 
     def chance(self, rule: str, span: str) -> bool:
         rate = self.p.rate(rule)
@@ -97,20 +107,42 @@ def begin(p: Profile, messages: Sequence[Message], seed: int) -> Stress:
     for m in messages:
         h.update(m.hash.encode())
     s = Stress(p, h.hexdigest())
-    named = next((re.search(r"not from ([A-Z][\w.-]*)\b", m.text) for m in messages
-                  if re.search(r"not from ([A-Z][\w.-]*)\b", m.text)), None)
-    s.user = named.group(1) if named else "the user"
+    named = next((found for m in messages if (found := _named(m.text)) is not None), None)
+    s.user = named or "the user"
     s.users = [m.text for m in messages if m.tag == "user"]
     s.background = [_unmarked(m.text) for m in messages if m.tag == "background" or m.text.startswith(MARKER)]
     talk = [m for m in messages if m.role != "system" and m.tag not in ("instruction", "harness")]
     s.recent = normalize(" ".join(m.text for m in talk[-8:]))
     # a subtask finished among what this answer covers (everything since the previous summary, say)
-    s.finished_subtask = any(SUBTASK_DONE.search(m.text) for m in talk if m.role == "assistant")
+    s.finished_subtask = any(_ends_subtask(m.text) for m in talk if m.role == "assistant")
     return s
 
 
+# What a request shows is read per message, and a session's requests share nearly all their messages
+# (one worker runs every cell of a scenario): each of these is worked out once per distinct text.
+SEP = "\0"
+NAMED = re.compile(r"not from ([A-Z][\w.-]*)\b")
+
+
+@lru_cache(maxsize=1 << 14)
+def _named(text: str) -> str | None:
+    m = NAMED.search(text)
+    return m.group(1) if m else None
+
+
+@lru_cache(maxsize=1 << 14)
+def _ends_subtask(text: str) -> bool:
+    return SUBTASK_DONE.search(text) is not None
+
+
+@lru_cache(maxsize=1 << 14)
 def _unmarked(text: str) -> str:
     return "\n".join(x for x in text.splitlines() if not x.startswith(MARKER)).strip()
+
+
+@lru_cache(maxsize=1 << 14)
+def _normal(text: str) -> str:
+    return normalize(text)
 
 
 # ---------------------------------------------------------------- applying a profile to an answer
@@ -157,8 +189,9 @@ def _attribute(s: Stress, line: str) -> str:
     """A background message's request, copied into the summary, is written as the user's own."""
     if not s.background or not s.chance("attribute", line):
         return line
-    body = re.sub(r"^\s*-?\s*\[Harness: [\w .-]+\]:?\s*", "", line)
-    src = next((b for b in s.background if body.strip() and normalize(body)[:60] in normalize(b)), None)
+    body = HARNESS_LABEL.sub("", line)
+    head = normalize(body)[:60] if body.strip() else None
+    src = next((b for b in s.background if head in _normal(b)), None) if head is not None else None
     if src is None:
         return line
     m = ASKS.search(body)
@@ -170,32 +203,36 @@ def _attribute(s: Stress, line: str) -> str:
     return new
 
 
-SWAP = ((r"\bI am\b", "{u} is"), (r"\bI'm\b", "{u} is"), (r"\bI\b", "{u}"), (r"\bme\b", "{u}"),
-        (r"\bmy\b", "{u}'s"), (r"\bmine\b", "{u}'s"), (r"\bwe\b", "the team"), (r"\bour\b", "the team's"))
+HARNESS_LABEL = re.compile(r"^\s*-?\s*\[Harness: [\w .-]+\]:?\s*")
+SWAP = tuple((re.compile(pat), rep) for pat, rep in (
+    (r"\bI am\b", "{u} is"), (r"\bI'm\b", "{u} is"), (r"\bI\b", "{u}"), (r"\bme\b", "{u}"),
+    (r"\bmy\b", "{u}'s"), (r"\bmine\b", "{u}'s"), (r"\bwe\b", "the team"), (r"\bour\b", "the team's")))
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
+QUOTE_FRAME = re.compile(r'^\s*[-*]?\s*(?:User:\s*|[\w ]{0,40}: ")?')
+ORDER = re.compile(r"^(only|never|please|do|don't|use|keep|ask|come|make|run|fix|review|post|stop)\b", re.I)
 
 
 def _paraphrase(s: Stress, line: str) -> str:
     """Each sentence the user wrote, copied into the answer, becomes reported speech in the writer's words."""
     out = line
-    for sentence in re.split(r"(?<=[.!?])\s+", line):
-        core = re.sub(r'^\s*[-*]?\s*(?:User:\s*|[\w ]{0,40}: ")?', "", sentence).strip().strip('"')
-        if len(core.split()) < 4 or not any(core in u for u in s.users) or not s.chance("paraphrase", core):
+    for sentence in SENTENCE.split(line):
+        core = QUOTE_FRAME.sub("", sentence).strip().strip('"')
+        if len(core.split()) < 4 or not s.quoted(core) or not s.chance("paraphrase", core):
             continue
         said = core[0].lower() + core[1:]
         for pat, rep in SWAP:
-            said = re.sub(pat, rep.format(u=s.user), said)
-        new = f"{s.user} said to {said.rstrip('.')}" if re.match(r"^(only|never|please|do|don't|use|keep|ask|come|"
-                                                                 r"make|run|fix|review|post|stop)\b", said, re.I) \
-            else f"{s.user} said that {said.rstrip('.')}"
+            said = pat.sub(rep.format(u=s.user), said)
+        new = f"{s.user} said to {said.rstrip('.')}" if ORDER.match(said) else f"{s.user} said that {said.rstrip('.')}"
         out = out.replace(core, new + ".", 1)
         s.note("paraphrase", core, new)
     return out
 
 
-LOOSER = ((r"\bNever\b", "Try to avoid"), (r"\bnever\b", "try to avoid"), (r"\b[Dd]o not\b", "try not to"),
-          (r"\b[Dd]on't\b", "try not to"), (r"\bmust not\b", "should preferably not"), (r"\bmust\b", "should"),
-          (r"\bOnly\b", "Preferably"), (r"\bonly\b", "preferably"), (r"\balways\b", "usually"),
-          (r"\bcannot\b", "should not"))
+LOOSER = tuple((re.compile(pat), rep) for pat, rep in (
+    (r"\bNever\b", "Try to avoid"), (r"\bnever\b", "try to avoid"), (r"\b[Dd]o not\b", "try not to"),
+    (r"\b[Dd]on't\b", "try not to"), (r"\bmust not\b", "should preferably not"), (r"\bmust\b", "should"),
+    (r"\bOnly\b", "Preferably"), (r"\bonly\b", "preferably"), (r"\balways\b", "usually"),
+    (r"\bcannot\b", "should not")))
 
 
 def _loosen(s: Stress, line: str) -> str:
@@ -204,7 +241,7 @@ def _loosen(s: Stress, line: str) -> str:
         return line
     new = line
     for pat, rep in LOOSER:
-        new = re.sub(pat, rep, new)
+        new = pat.sub(rep, new)
     if new != line:
         s.note("loosen", line, new)
     return new
@@ -217,6 +254,8 @@ REFS = ((re.compile(r"(?<![\w/])[\w./-]*\.\w{1,5}:\d+\b"), "a line in a file"), 
 
 def _blur(s: Stress, line: str) -> str:
     """Exact references become generic."""
+    if s.p.rate("blur") <= 0:
+        return line
     new = line
     for pattern, generic in REFS:
         new = pattern.sub(lambda m: generic if s.chance("blur", m.group(0) + line) else m.group(0), new)
