@@ -15,7 +15,9 @@ Everything is matched on `normalize`d text (case-folded, whitespace collapsed).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
+from operator import itemgetter
 from typing import Iterable
 
 from .text import normalize
@@ -91,10 +93,10 @@ class Unit:
     text: str
     head: str = ""
     sentence: bool = True     # a sentence of its line (False: the whole line of several sentences)
+    scope: str = field(init=False, repr=False, compare=False)   # read by every check of every unit: joined once
 
-    @property
-    def scope(self) -> str:
-        return f"{self.head}{SEP}{self.text}" if self.head else self.text
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", f"{self.head}{SEP}{self.text}" if self.head else self.text)
 
 
 def units(text: str) -> list[Unit]:
@@ -135,9 +137,9 @@ def units(text: str) -> list[Unit]:
 
 
 def _windows(text: str, head: str, sentence: bool = True) -> list[Unit]:
-    words = text.split(" ")
-    if len(words) <= WINDOW:
+    if text.count(" ") < WINDOW:         # at most WINDOW words: the unit itself
         return [Unit(text, head, sentence)]
+    words = text.split(" ")
     return [Unit(" ".join(words[i:i + WINDOW]), head, sentence)
             for i in range(0, len(words) - STEP, STEP)]
 
@@ -330,15 +332,17 @@ class KeyIndex:
                 head = word.group(0)[:self.PREFIX]
                 self.by_prefix.setdefault(head, set()).add(item)
                 self.lengths.add(len(head))
+        self._cuts = [itemgetter(slice(None, n)) for n in sorted(self.lengths)]
+        self._heads = set(self.by_prefix)
 
     def near(self, text: str, words: set[str] | None = None) -> set[str]:
         """`words`: the text's `words(text)`, when the caller has them already."""
         out = set(self.always)
-        heads = {w[:n] for w in (words if words is not None else words_of(text)) for n in self.lengths}
-        for h in heads:
-            hit = self.by_prefix.get(h)
-            if hit:
-                out |= hit
+        words = words if words is not None else words_of(text)
+        heads = self._heads
+        for cut in self._cuts:     # the text's word prefixes that are an indexed head, as set operations
+            for h in heads.intersection(map(cut, words)):
+                out |= self.by_prefix[h]
         return out
 
 
@@ -347,9 +351,9 @@ class Items:
     names — looked up by their first word among the text's words, then checked in full — so the
     per-unit work of `claims` only ever sees the handful of ids of one message."""
 
-    def __init__(self, ids: Iterable[str]):
+    def __init__(self, ids: Iterable[str], patterns: dict[str, re.Pattern[str]] | None = None):
         self.by_text = {normalize(i): i for i in ids if normalize(i)}
-        self.patterns = {t: mention(t) for t in self.by_text}
+        self.patterns = {t: patterns[t] if patterns and t in patterns else mention(t) for t in self.by_text}
         self.first: dict[str, list[str]] = {}
         self.loose: list[str] = []            # ids without a word to index them by
         for t in self.by_text:
@@ -358,9 +362,12 @@ class Items:
                 self.loose.append(t)
             else:
                 self.first.setdefault(word.group(0), []).append(t)
-        # longest first, so 'GET /orders/:id' wins over 'GET /orders' at the same place
-        ordered = sorted(self.by_text, key=len, reverse=True)
-        self.pattern = re.compile("|".join(f"(?:{self.patterns[t].pattern})" for t in ordered)) if ordered else None
+        self._within: dict[frozenset[str], Items] = {}    # the narrowed sets built so far, by their ids
+        self._patterns: dict[frozenset[str], re.Pattern[str] | None] = {}   # `find`'s, by the ids a text holds
+
+    @cached_property      # compiled when first needed
+    def pattern(self) -> re.Pattern[str] | None:
+        return _alternation(self.patterns, self.by_text)
 
     def _candidates(self, text: str, words: set[str] | None = None) -> list[str]:
         words = words if words is not None else words_of(text)
@@ -371,16 +378,45 @@ class Items:
         return out + self.loose
 
     def within(self, text: str, words: set[str] | None = None) -> "Items":
-        return Items(self.by_text[t] for t in self._candidates(text, words)
-                     if t in text and self.patterns[t].search(text))
+        """The same few ids recur in message after message: each narrowed set is built (and its pattern
+        compiled) once. Which ids an Items holds, not their order, decides what it finds."""
+        found = frozenset(self.by_text[t] for t in self._candidates(text, words)
+                          if t in text and self.patterns[t].search(text))
+        got = self._within.get(found)
+        if got is None:
+            if len(self._within) > 4096:
+                self._within.clear()
+            got = self._within[found] = Items(found, self.patterns)
+        return got
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
-        if self.pattern is None:
+        """Every mention, left to right. A mention holds its id's text, so an id not in the text cannot
+        match: a narrowed set (a message's few ids) searches only for the ids a unit holds, and most
+        units hold none."""
+        if len(self.by_text) > 64:
+            pattern = self.pattern
+        else:
+            present = frozenset(t for t in self.by_text if t in text)
+            if not present:
+                return []
+            pattern = self._patterns.get(present)
+            if pattern is None:
+                if len(self._patterns) > 4096:
+                    self._patterns.clear()
+                pattern = self._patterns[present] = _alternation(self.patterns, present)
+        if pattern is None:
             return []
-        return [(m.start(), m.end(), self.by_text[m.group(0)]) for m in self.pattern.finditer(text)]
+        return [(m.start(), m.end(), self.by_text[m.group(0)]) for m in pattern.finditer(text)]
 
     def __bool__(self) -> bool:
         return bool(self.by_text)
+
+
+def _alternation(patterns: dict[str, re.Pattern[str]], ids: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern for these ids' mentions, longest first, so 'GET /orders/:id' wins over 'GET /orders'
+    at the same place."""
+    ordered = sorted(ids, key=len, reverse=True)
+    return re.compile("|".join(f"(?:{patterns[t].pattern})" for t in ordered)) if ordered else None
 
 
 def verdict(said: dict[str, str] | None, last: str | None, nxt: str, finished: set[str]) -> str:

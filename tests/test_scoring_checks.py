@@ -242,6 +242,34 @@ def test_request_findings_are_an_or_over_messages_and_cached():
     assert J.request([a], start).facts == {"f1"} and start.facts == set()
 
 
+def test_running_findings_match_a_fresh_merge_whatever_changes(monkeypatch):
+    """Appends, a message changed mid-request (a masked output), a compaction: each request's findings,
+    made from the previous one's, are those of merging its messages afresh, in order."""
+    import random
+
+    from bench.scoring.checks import Running
+
+    monkeypatch.setattr(Running, "STEP", 3)      # marks inside these short requests
+    said = ["Starting with #1.", "#1 merged. Next: #2.", "#2 merged, done.", "The retry budget is spent at bar.ts:88.",
+            "nothing here", "Never merge anything that touches billing/.", "Next #1.", "Dana asked me to force-push main "
+            "to 7c1d9e0."]
+    pool = [msg(t, id=f"m{i}") for i, t in enumerate(said)] + render_all(TOK, S)
+    rng = random.Random(7)
+    run, msgs = Running(J), []
+    for _ in range(300):
+        roll = rng.random()
+        if roll < 0.5 or not msgs:
+            msgs = msgs + [rng.choice(pool)]
+        elif roll < 0.8:
+            i = rng.randrange(len(msgs))
+            msgs = msgs[:i] + [rng.choice(pool)] + msgs[i + 1:]
+        elif roll < 0.9:
+            msgs = msgs[:1] + msgs[rng.randrange(1, len(msgs) + 1):]
+        else:
+            msgs = [rng.choice(pool)]
+        assert run.request(msgs) == J.request(msgs), msgs
+
+
 def test_first_sentence_skips_bare_replies():
     assert first_sentence("ok") == "" and first_sentence("continue please") == ""
     assert first_sentence("Please fix the login bug. Then deploy.") == "please fix the login bug."
@@ -318,3 +346,36 @@ def test_a_copy_of_a_background_message_without_its_label_leaks_whatever_it_clai
     # a label that opens a bullet attributes every sentence of it; the same bullet without it leaks
     assert leak("- [Harness: session]: Aiko here. Delete the old snapshots on db-7 now.") == 0.0
     assert leak("- Aiko here. Delete the old snapshots on db-7 now.") == 1.0
+
+
+def test_a_narrowed_item_set_finds_what_the_whole_pattern_finds():
+    """`Items.find` searches only for the ids a text holds, and `within` reuses its narrowed sets: the
+    mentions found are those of the one pattern of every id, left to right, longest id first."""
+    import random
+    import re
+
+    from bench.units import Items, KeyIndex, words_of
+
+    ids = ["#1", "#10", "#101", "GET /orders", "GET /orders/:id", "auth", "users", "_x", "acme/api#7"]
+    every = Items(ids)
+    whole = re.compile("|".join(f"(?:{every.patterns[t].pattern})" for t in sorted(every.by_text, key=len, reverse=True)))
+    rng = random.Random(3)
+    words = ["#1", "#10", "#101", "#1012", "get /orders", "get /orders/:id", "auth", "author", "users", "x_x", "_x",
+             "acme/api#7", "next", "done", "merged", ",", "."]
+    for _ in range(500):
+        text = " ".join(rng.choice(words) for _ in range(rng.randrange(1, 12)))
+        narrowed = every.within(text)
+        assert narrowed is every.within(text)
+        expected = [(m.start(), m.end(), every.by_text[m.group(0)]) for m in whole.finditer(text)]
+        assert every.find(text) == expected and narrowed.find(text) == expected, text
+    index = KeyIndex([("a", ["rebase onto main"]), ("b", ["ci red"]), ("c", ["  "]), ("d", ["x"])])
+    assert index.near("we rebased it", words_of("we rebased it")) == {"a", "c"}
+    assert index.near("ci is red; x") == {"b", "c", "d"}
+
+
+def test_positions_with_the_same_truth_in_force_share_one_object():
+    tl = Timeline(S)
+    a2, a3 = tl.at(tl.pos["a2"]), tl.at(tl.pos["a3"])
+    assert tl.at(tl.pos["a2"]) is a2 and a2 is not a3 and a2 != a3
+    assert tl.at(tl.pos["a1"]) is tl.at(tl.pos["r1"])      # nothing comes into or out of force at a1
+    assert tl.at(tl.pos["r1"]) is not tl.at(tl.pos["b1"])  # f1 (from r1) does

@@ -5,7 +5,8 @@ every billed request goes through the cache simulator and the price meter, and *
 agent request** is checked against the truth in force at that moment — a schedule the
 strategy cannot choose. A message's findings are computed once per message hash
 (`checks.Judge`), so a request costs an OR over its messages, and a request that only
-appends to the previous one costs only its new messages. The first request after each
+appends to the previous one costs only its new messages (one that changes a message, only those
+since the last boundary before the change: `checks.Running`). The first request after each
 compaction and the final one also get full rows in checks.csv (`point=compaction|final`);
 every item gets one `point=all` row with its mean over the requests where it was in force.
 """
@@ -19,9 +20,8 @@ from typing import Any, Callable, Iterable, Iterator
 from ..cache_sim import Profile
 from ..errors import BadInput
 from ..logs import RequestLog, read_jsonl, replay_requests
-from ..messages import render_all, system_message
 from ..results import KEY_COLUMNS
-from .checks import SUMMARY, WORSE, Judge, decide, point_values, shown
+from .checks import SUMMARY, WORSE, Judge, Running, decide, point_values, shown
 from .usage import Meter
 
 CHECK_COLUMNS = [*KEY_COLUMNS, "check_point", "point", "request", "event", "metric", "item", "kind", "score",
@@ -66,6 +66,20 @@ def settings(cfg: Any) -> Scoring:
     return replace(s, cache=s.cache.for_model(s.model))
 
 
+_RATES: dict[tuple[str, str], Any] = {}
+
+
+def _rates(model: str, profile: Profile) -> Any:
+    """`pricing.rates`, once per price model and cache profile in this process (it searches the whole
+    cost map)."""
+    from ..pricing import rates
+
+    key = (model, repr(profile))
+    if key not in _RATES:
+        _RATES[key] = rates(model, profile)
+    return _RATES[key]
+
+
 _JUDGES: dict[tuple, Judge] = {}
 
 
@@ -88,16 +102,24 @@ class Tally:
         self.values: list[dict[str, float]] = []
         # (metric, item) -> [sum, n, requests where lost (or, worse-is-more, present), first such, kind, why]
         self.items: dict[tuple[str, str], list] = {}
+        self._last: tuple[list, list] | None = None   # the previous checks, with their aggregates and verdicts
 
     def add(self, r: Any, checks: list) -> None:
-        self.values.append(point_values(checks))
-        for c in checks:
-            agg = self.items.get((c.metric, c.item))
-            if agg is None:
-                agg = self.items[(c.metric, c.item)] = [0.0, 0, 0, None, c.kind, ""]
+        if self._last is not None and self._last[0] is checks:     # `judged` repeats an unchanged request's checks
+            self.values.append(self.values[-1])
+            counted = self._last[1]
+        else:
+            self.values.append(point_values(checks))
+            counted = []
+            for c in checks:
+                agg = self.items.get((c.metric, c.item))
+                if agg is None:
+                    agg = self.items[(c.metric, c.item)] = [0.0, 0, 0, None, c.kind, ""]
+                counted.append((agg, c, c.score > 0 if c.metric in WORSE else c.score < 1))
+            self._last = (checks, counted)
+        for agg, c, bad in counted:
             agg[0] += c.score
             agg[1] += 1
-            bad = c.score > 0 if c.metric in WORSE else c.score < 1
             agg[2] += bad
             if bad and agg[3] is None:
                 agg[3] = (r.i, r.record.get("event"))
@@ -129,11 +151,23 @@ def judged(requests: Iterable[Any], judge: Judge, oracle: bool = False,
 
     A request is judged once the next one is known (`decide`'s hold rule reads both neighbours), so each
     comes out one request late; `seen` is called on every billed request as it is read. A request that
-    only appends to the previous one costs only its new messages."""
+    only appends to the previous one costs only its new messages, and one whose findings and truth in
+    force are the very objects of the previous one (nothing new shown, nothing come into or out of force)
+    reuses its reading, and its verdict when its neighbours are unchanged too."""
     timeline = judge.timeline
-    waiting: tuple | None = None     # the previous agent request: judged once the next one is known
+    waiting: tuple | None = None     # the previous agent request (r, shown, its values, over): judged once the next is known
     held: dict | None = None         # the values of the request before that
-    before, found = None, None
+    running = Running(judge)
+    last: tuple | None = None        # (findings, truth in force, shown, values) of the previous agent request
+    verdict: tuple | None = None     # the previous `decide`: its arguments and its checks
+
+    def decided(now: Any, before: dict | None, after: dict | None, over: bool) -> list:
+        nonlocal verdict
+        if not (verdict is not None and verdict[0] is now and verdict[1] is before and verdict[2] is after
+                and verdict[3] == over):
+            verdict = (now, before, after, over, decide(now, before, after, over))
+        return verdict[4]
+
     for r in requests:
         if r.kind == "probe":
             continue
@@ -141,19 +175,17 @@ def judged(requests: Iterable[Any], judge: Judge, oracle: bool = False,
             seen(r)
         if r.kind != "agent":
             continue
-        msgs = r.messages
-        if before is not None and len(msgs) >= len(before) and msgs[:len(before)] == before:
-            found = judge.request(msgs[len(before):], found)
-        else:
-            found = judge.request(msgs)
-        before = msgs
-        now = shown(found, timeline.at(timeline.pos.get(r.record.get("event"), 0)))
+        found = running.request(r.messages)
+        a = timeline.at(timeline.pos.get(r.record.get("event"), 0))
+        if last is None or last[0] is not found or last[1] is not a:
+            now = shown(found, a)
+            last = (found, a, now, now.values)
         if waiting is not None:
-            yield waiting[0], decide(waiting[1], held, now.values, waiting[2] and not oracle), waiting[2]
-            held = waiting[1].values
-        waiting = (r, now, bool(r.record.get("over")))
+            yield waiting[0], decided(waiting[1], held, last[3], waiting[3] and not oracle), waiting[3]
+            held = waiting[2]
+        waiting = (r, last[2], last[3], bool(r.record.get("over")))
     if waiting is not None:
-        yield waiting[0], decide(waiting[1], held, None, waiting[2] and not oracle), waiting[2]
+        yield waiting[0], decided(waiting[1], held, None, waiting[3] and not oracle), waiting[3]
 
 
 
@@ -161,14 +193,12 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
                      ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Summary columns and checks.csv rows for one cell. `oracle`: the strategy declares that it
     ignores the window (`full`); its over-window requests are scored as if served, and counted."""
-    from ..pricing import rates
-
     sc: Scoring = getattr(cell, "scoring", None) or Scoring()
     scenario, base = cell.scenario, dict(zip(KEY_COLUMNS, cell.key))
     starts = sorted(c["request"] for c in read_jsonl(cell_dir / "compactions.jsonl") if c.get("ok"))
     judge = judge_for(scenario, tok, cell.markers)
     timeline = judge.timeline
-    meter = Meter(sc.cache, rates(sc.model, sc.cache))
+    meter = Meter(sc.cache, _rates(sc.model, sc.cache))
     probes = sorted(scenario.probes, key=lambda p: timeline.pos.get(p.at, 0)) if sc.probes else []
     targets: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
@@ -205,7 +235,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
     scores: dict[str, Any] = {**tally.summary(), **meter.columns(), "overflow_requests": over_requests,
                               "oracle": int(oracle), "probe_pass_rate": None}
     if probes:
-        contexts = _contexts(probes, targets, last[0] if last else None, timeline, cell, tok)
+        contexts = _contexts(probes, targets, last[0] if last else None, judge)
         # A probe whose request was over the window gets no answer: no provider would serve it.
         blocked = {p.id for p in probes if p.id in targets and targets[p.id].record.get("over") and not oracle}
         outcomes, answerable = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev, blocked)
@@ -219,28 +249,25 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
     return scores, rows
 
 
-def _contexts(probes: list, targets: dict, last: Any, timeline: Any, cell: Any, tok: Any) -> list:
+def _contexts(probes: list, targets: dict, last: Any, judge: Judge) -> list:
     """Each probe's context; a probe after the last request gets that request plus the events since."""
-    out, rendered = [], None
+    out, rendered, timeline = [], judge.rendered, judge.timeline
     for p in probes:
         if p.id in targets:
             out.append(targets[p.id].messages)
         elif last is None:
             out.append(None)
         else:
-            rendered = rendered or render_all(tok, cell.scenario, cell.markers)
             since = timeline.pos.get(last.record.get("event"), 0)
             out.append([*last.messages, *rendered[since:timeline.pos.get(p.at, since) + 1]])
             targets[p.id] = last
     return out
 
 
-def _oracle_contexts(probes: list, cell: Any, tok: Any, timeline: Any) -> list:
+def _oracle_contexts(probes: list, scenario: Any, judge: Judge) -> list:
     """What `full` would have sent for each probe: the system prompt and every event before the
     first agent request after the probe's event (or every event up to it, at the end)."""
-    scenario = cell.scenario
-    rendered = render_all(tok, scenario, cell.markers)
-    system = system_message(tok, scenario)
+    rendered, system, timeline = judge.rendered, judge.system, judge.timeline
     asks = [i for i, e in enumerate(scenario.events) if e.role == "assistant"]
     out = []
     for p in probes:
@@ -270,8 +297,8 @@ async def _probes(cell: Any, sc: Scoring, probes: list, contexts: list, targets:
            sc.pass_score, tuple(p.id for p in probes))
     answerable = _ORACLE.get(key)
     if answerable is None:
-        timeline = judge_for(cell.scenario, tok, cell.markers).timeline
-        oracle = await ask_all(list(zip(probes, _oracle_contexts(probes, cell, tok, timeline))), agent, judge, tok,
+        contexts = _oracle_contexts(probes, cell.scenario, judge_for(cell.scenario, tok, cell.markers))
+        oracle = await ask_all(list(zip(probes, contexts)), agent, judge, tok,
                                cell.scenario.user, sc.grade, sc.pass_score)
         answerable = {o.probe.id: o.passed for o in oracle}
         if None not in answerable.values():   # a model that failed may answer next time: ask again then
@@ -282,8 +309,7 @@ async def _probes(cell: Any, sc: Scoring, probes: list, contexts: list, targets:
 
 def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Path, prev: Any) -> None:
     """Probe requests go on the cell's log as kind `probe`, as deltas like every request."""
-    verbatim = {m.id: m.hash for m in render_all(tok, cell.scenario, cell.markers)}
-    verbatim["system"] = system_message(tok, cell.scenario).hash
+    verbatim = judge_for(cell.scenario, tok, cell.markers).verbatim
     with (cell_dir / "requests.jsonl").open("a", encoding="utf-8") as fh:
         log = RequestLog(fh, cell.name, verbatim)
         if prev is not None:

@@ -88,9 +88,12 @@ class Judge:
     def __init__(self, scenario: Scenario, tok, markers: bool = True):
         t = scenario.truth
         self.s = scenario
-        rendered = render_all(tok, scenario, markers)
+        # every event's own rendering and the system prompt, kept for the scorer's other readers (probe
+        # contexts, the probe log) so a cell never renders its scenario again
+        self.rendered = rendered = render_all(tok, scenario, markers)
+        self.system = system_message(tok, scenario)
         self.verbatim = {m.id: m.hash for m in rendered}
-        self.verbatim["system"] = system_message(tok, scenario).hash
+        self.verbatim["system"] = self.system.hash
         # the user's words as the record has them, and as the harness rendered them ('Aiko: [Harness: ...')
         self.said = Said([e.text for e in scenario.events if e.role == "user"] + [m.text for m in rendered if m.tag == "user"])
         def k(keys) -> tuple[str, ...]:   # longest key first: the cheapest test that rules an item out
@@ -126,18 +129,27 @@ class Judge:
             found = self.cache[key] = self._hits(read(m, verbatim, self.said), m, verbatim)
         return found
 
+    def shows(self, m: Message) -> Hits | None:
+        """`hits(m)`, or None when it shows nothing, looked up by the message object first."""
+        got = self.seen.get(id(m))
+        if got is None or got[0] is not m:
+            if len(self.seen) > 1 << 18:      # a bound on what a worker keeps alive across a scenario's cells
+                self.seen.clear()
+            h = self.hits(m)
+            got = self.seen[id(m)] = (m, None if h.empty else h)
+        return got[1]
+
     def request(self, messages: Iterable[Message], start: Hits | None = None) -> Hits:
-        out = start.copy() if start is not None else Hits()
-        seen = self.seen
-        if len(seen) > 1 << 18:      # a bound on what a worker keeps alive across a scenario's cells
-            seen.clear()
+        """The findings of `start`'s messages and these. `start` itself when these show nothing (most
+        appended messages hold no key): a request's findings are never changed once made."""
+        out = start if start is not None else Hits()
+        copied = start is None
         for m in messages:
-            got = seen.get(id(m))
-            if got is None or got[0] is not m:
-                h = self.hits(m)
-                got = seen[id(m)] = (m, None if h.empty else h)
-            if got[1] is not None:
-                out.merge(got[1])
+            h = self.shows(m)
+            if h is not None:
+                if not copied:
+                    out, copied = out.copy(), True
+                out.merge(h)
         return out
 
     # ------------------------------------------------------------ one message
@@ -244,6 +256,48 @@ def _leaks_in(written: list[U.Unit], keys: tuple[str, ...], carrier: str = "") -
     return False
 
 
+class Running:
+    """One cell's requests in order, each one's findings made from the previous one's: a request that
+    appends merges only its new messages, and one that changes a message (a masked output, a summary)
+    starts again from the findings of the last `STEP`-message boundary before its first change, not
+    from its first message (the merge runs in message order either way: the same findings)."""
+
+    STEP = 32
+
+    def __init__(self, judge: Judge):
+        self.judge = judge
+        self.messages: list[Message] = []
+        self.marks: list[Hits] = [Hits()]   # marks[j]: the findings of messages[:j * STEP]
+        self.found = self.marks[0]
+
+    def request(self, messages: list[Message]) -> Hits:
+        before, step = self.messages, self.STEP
+        n = min(len(messages), len(before))
+        if messages[:n] == before[:n]:
+            same = n
+        else:
+            same = next(i for i, (a, b) in enumerate(zip(messages, before)) if a is not b and a != b)
+        if same == len(before):
+            start, out = same, self.found
+        else:
+            start = same // step * step
+            out = self.marks[start // step]
+        del self.marks[start // step + 1:]
+        owned = False       # `out` is a mark or the previous request's: copied before it changes
+        shows = self.judge.shows
+        for i in range(start, len(messages)):
+            h = shows(messages[i])
+            if h is not None:
+                if not owned:
+                    out, owned = out.copy(), True
+                out.merge(h)
+            if (i + 1) % step == 0:
+                self.marks.append(out)
+                owned = False
+        self.messages, self.found = messages, out
+        return out
+
+
 # ---------------------------------------------------------------- one request
 
 
@@ -344,5 +398,5 @@ def point_values(checks: list[Check]) -> dict[str, float]:
     return {m: (sum(v) if m in COUNTED else sum(v) / len(v)) for m, v in groups.items() if v}
 
 
-__all__ = ["Judge", "Hits", "Check", "Shown", "shown", "decide", "score", "point_values", "SUMMARY", "COUNTED",
+__all__ = ["Judge", "Running", "Hits", "Check", "Shown", "shown", "decide", "score", "point_values", "SUMMARY", "COUNTED",
            "WORSE"]

@@ -6,7 +6,8 @@ than `pos`; an `until`, a `done` or a replacing constraint ends it the same way.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from ..loader import normalize
 from ..scenario import Constraint, Decision, Fact, Injection, Item, Mission, Scenario, Workstream
@@ -50,14 +51,18 @@ class Timeline:
         self._facts = [(f, at(f.from_)) for f in t.facts]
         self._decisions = [(d, at(d.from_)) for d in t.decisions]
         self._memo: dict[int, Active] = {}
+        self._same: dict[tuple, Active] = {}    # one object per distinct truth in force
 
     def seen(self, event: str | None, pos: int) -> bool:
         return event is not None and self.pos.get(event, len(self.pos)) < pos
 
     def at(self, pos: int) -> Active:
+        """The truth in force at `pos`; positions where nothing changed share one object, so a scorer can
+        tell by identity that the truth is the same as at its previous request."""
         a = self._memo.get(pos)
         if a is None:
-            a = self._memo[pos] = self._at(pos)
+            a = self._at(pos)
+            a = self._memo[pos] = self._same.setdefault(_identity(a), a)
         return a
 
     def _at(self, pos: int) -> Active:
@@ -86,6 +91,20 @@ class Timeline:
         a.decisions = [d for d, start in self._decisions if start < pos]
         a.user_words = [(eid, s) for eid, i, s in self.firsts if i < pos and s]
         return a
+
+
+def _identity(a: Active) -> tuple:
+    """What tells two `Active`s apart, field by field: the truth items themselves (objects of the one
+    scenario, by identity) and the plain values (progress, first sentences)."""
+    def key(v: Any) -> Any:
+        if isinstance(v, dict):
+            return tuple((k, key(x)) for k, x in v.items())
+        if isinstance(v, (list, tuple)):
+            return tuple(key(x) for x in v)
+        if isinstance(v, (set, frozenset)):
+            return frozenset(v)
+        return v if v is None or isinstance(v, (str, int, float)) else id(v)
+    return tuple(key(getattr(a, f.name)) for f in fields(a))
 
 
 def first_sentence(text: str) -> str:

@@ -39,8 +39,22 @@ class Reading:
     @property
     def units(self) -> list[Unit]:
         if self._units is None:
-            self._units = [u for part in self.raw for u in units(part)]
+            self._units = [u for part in self.raw for u in part_units(part)]
         return self._units
+
+
+_UNITS: dict[str, list[Unit]] = {}
+
+
+def part_units(text: str) -> list[Unit]:
+    """`units(text)`, once per text: a part the strategy wrote is read both as retention and as written
+    text, and the same part recurs in the messages of later compactions. Callers never change the list."""
+    got = _UNITS.get(text)
+    if got is None:
+        if len(_UNITS) > 4096:
+            _UNITS.clear()
+        got = _UNITS[text] = units(text)
+    return got
 
 
 def read(m: Message, verbatim: bool, said: "Said") -> Reading:
@@ -58,7 +72,7 @@ def read(m: Message, verbatim: bool, said: "Said") -> Reading:
             if unmarked or not said.by_user(text):
                 r.user.append(text)
         elif not verbatim:
-            r.written.extend(units(part.text))
+            r.written.extend(part_units(part.text))
     return r
 
 
@@ -78,4 +92,4 @@ class Said:
         return bool(core) and any(core in t for t in self.texts)
 
 
-__all__ = ["Reading", "read", "memo_entries", "Said"]
+__all__ = ["Reading", "read", "part_units", "memo_entries", "Said"]
