@@ -78,8 +78,9 @@ SUPERSEDED = re.compile(r"\b(rather than|instead of|ruled out|dropped|abandon\w*
 SOURCES = (r"watch\w*|cron\w*|callbacks?|background|harness|monitor\w*|bots?|ci|webhooks?|notifications?|"
            r"automated|automation|scheduler|daemon|sub-?agents?|alerts?|pipelines?|jobs?|session|"
            r"(?:another|other|a different|separate) (?:agent|session|agent session)")
+LABEL = re.compile(r"\[harness:\s*[\w .-]+\]", re.I)      # a source label anywhere in a unit
 SOURCE = re.compile(
-    rf"\[harness:\s*[\w .-]+\]|"
+    rf"{LABEL.pattern}|"
     rf"\b(?:from|via|by|through|per|according to|relayed by|sent by|posted by)\s+[^.;:]{{0,30}}?\b(?:{SOURCES})\b|"
     rf"\b(?:{SOURCES})(?:['’]s)?\s+(?:(?:job|run|message|bot|alert|notification|watch|check|task|service)\s+)?"
     rf"(?:message|messages|says|said|asks|asked|wants|wanted|requests?|requested|claims?|claimed|reports?|"
@@ -480,6 +481,6 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
 
 
 __all__ = ["Unit", "units", "together", "cooccur", "ended", "polarity", "same_rule", "without",
-           "restated", "sourced", "goal_done", "mention", "mentions", "KeyIndex", "Items", "verdict",
+           "restated", "sourced", "LABEL", "goal_done", "mention", "mentions", "KeyIndex", "Items", "verdict",
            "advance", "latest_claims", "claims", "keys_of", "SEP", "IDENTIFIER", "tokens", "identifier",
            "descriptive", "ordinary"]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ..loader import normalize
 from ..messages import MARKER, Message
-from ..units import MARKER_LEAD, SEP, Unit, sourced, units, without
+from ..units import LABEL, MARKER_LEAD, SEP, Unit, sourced, units, without
 
 # A memo part holds verbatim entries "#N: text" separated by blank lines (strategies/vibey/memo.py).
 MEMO_ENTRY = re.compile(r"\n\n(?=#\d+: )")
@@ -43,6 +43,7 @@ class Reading:
     user: list[str] = field(default_factory=list)     # routes a/b: units presented as the user's words
     memo: list[str] = field(default_factory=list)
     written: list[Unit] = field(default_factory=list)  # route c: units of strategy-written text
+    channels: set[str] = field(default_factory=set)   # labels the text puts on the user's own words
     _units: list[Unit] | None = None
     _voiced: list[tuple[Unit, str]] | None = None
 
@@ -101,6 +102,7 @@ def read(m: Message, verbatim: bool, said: "Said") -> Reading:
                 [voice(m, p.tag, p.text, verbatim) for p in parts])
     for part in parts:
         unmarked = part.tag == "background" and not part.text.lstrip().startswith(MARKER)
+        written: list[Unit] | None = None
         if part.tag == "memo":
             r.memo.extend(e for e in (normalize(x) for x in memo_entries(part.text)) if not said.by_user(e))
         elif unmarked or (part.tag in USER_TAGS and not verbatim):
@@ -108,8 +110,23 @@ def read(m: Message, verbatim: bool, said: "Said") -> Reading:
             if unmarked or not said.by_user(text):
                 r.user.append(text)
         elif not verbatim:
-            r.written.extend(units(part.text))
+            written = units(part.text)
+            r.written.extend(written)
+        if not verbatim and "[harness:" in part.text.lower():
+            r.channels.update(x for u in (units(part.text) if written is None else written) for x in channel(u, said))
     return r
+
+
+def channel(u: Unit, said: "Said") -> set[str]:
+    """The labels a unit of strategy-written text puts on the user's own words (the whole unit, or six
+    of their words in a row), other than a label the user wrote themselves: a label that carries the
+    user's words is their channel, so a payload under it reads as theirs too (checks.shown)."""
+    labels = {x for x in LABEL.findall(u.head) if not any(x in t for t in said.texts)}
+    if not labels:
+        return set()
+    lead = MARKER_LEAD.match(u.text)
+    core = u.text[lead.end():].strip() if lead else u.text
+    return labels if said.by_user(core) or said.quotes(core) else set()
 
 
 def memo_entries(text: str) -> list[str]:
@@ -126,6 +143,11 @@ class Said:
     def by_user(self, unit: str) -> bool:
         core = CUT_NOTE.sub("", ENTRY_PREFIX.sub("", unit)).strip()
         return bool(core) and any(core in t for t in self.texts)
+
+    def quotes(self, text: str, n: int = 6) -> bool:
+        """`text` holds `n` words in a row of one of the user's messages."""
+        w = text.split()
+        return any(" ".join(w[i:i + n]) in t for i in range(len(w) - n + 1) for t in self.texts)
 
     def theirs(self, text: str, part: str) -> str:
         """`text` with `part` blanked together with the words around it that one of the user's messages
