@@ -18,7 +18,14 @@ headline metric AND on the metric it targets:
   request right after each compaction;
 - `stop_compacting` targets goal_retention, constraint_fidelity or fact_retention, and must
   overflow: its over-window requests score 0, so its retention falls below the oracle's (which
-  overflows too, by design, but is scored as if served).
+  overflows too, by design, but is scored as if served);
+- `label_all` targets provenance_leakage, run without source markers (`markers=false`, where an
+  unmarked payload is a leak it can hide) next to truncate, the strategy it builds on. It keeps what
+  truncate keeps and labels every user-role line `[Harness: relay]`, so it is judged against
+  truncate, not the oracle: caught when what it loses on the metrics it pays with
+  (constraint_fidelity and goal_retention, the user's rules and mission it disowned) exceeds what it
+  gains on leakage by at least the gap. A scorer that credits the user's words under another
+  source's label lets it through.
 
 Exit 0 when every adversary is caught, 1 when one is not (each named on stderr with the metric on
 which the set cannot tell it from the oracle) or a cell failed, 2 on bad input.
@@ -37,6 +44,7 @@ from pathlib import Path
 from .errors import BadInput
 
 ORACLE, BASELINE = "full", "truncate"
+UNMARKED = "markers-false"       # the subfolder of the cells run without source markers
 DEFAULT_MIN_GAP = 0.1
 
 
@@ -46,6 +54,8 @@ class Adversary:
     targets: tuple[str, ...]    # caught on its target when any of these falls by the gap
     overflow: bool = False      # it must also send requests over the window
     games: str = ""
+    markers: bool = True        # False: audited on a run without source markers, next to truncate only
+    pays: tuple[str, ...] = ()  # judged against truncate: caught when its loss on these exceeds its gain on targets
 
 
 ADVERSARIES = (
@@ -55,6 +65,8 @@ ADVERSARIES = (
               games="truncate; the user's messages come back only right after each compaction"),
     Adversary("stop_compacting", ("goal_retention", "constraint_fidelity", "fact_retention"), overflow=True,
               games="truncates once, then never compacts again (overflows the window)"),
+    Adversary("label_all", ("provenance_leakage",), markers=False, pays=("constraint_fidelity", "goal_retention"),
+              games="truncate with every user-role line under a [Harness: relay] label, run with markers=false"),
 )
 # Headline metrics in display order; True when higher is better.
 HEADLINE = {"goal_retention": True, "constraint_fidelity": True, "fact_retention": True, "decision_retention": True,
@@ -88,14 +100,16 @@ def _fmt(x: float | None, sign: bool = False) -> str:
     return f"{x:+.3f}" if sign else f"{x:.3f}"
 
 
-def run_cells(files: list[Path], out: Path, strategies: list[str]) -> tuple[list[dict[str, str]], list[str]]:
-    """Run the strategies on the files with the offline models into `out`; (summary rows, cell errors)."""
+def run_cells(files: list[Path], out: Path, strategies: list[str],
+              extra: tuple[str, ...] = ()) -> tuple[list[dict[str, str]], list[str]]:
+    """Run the strategies on the files with the offline models into `out` (`extra`: more overrides);
+    (summary rows, cell errors)."""
     from .results import done_cells, read_csv
     from .run import plan, run_cells as run_all
 
     quoted = ",".join("'" + str(f).replace("\\", "\\\\").replace("'", "\\'") + "'" for f in files)
     overrides = [f"scenarios=[{quoted}]", f"strategies=[{','.join(strategies)}]", f"out={out}",
-                 "writer.model=offline", "agent.model=offline", "judge.model=offline"]
+                 "writer.model=offline", "agent.model=offline", "judge.model=offline", *extra]
     cells, cfg, _ = plan(overrides, False)
     out.mkdir(parents=True, exist_ok=True)
     done = done_cells(out)
@@ -126,48 +140,79 @@ def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
-def assess(rows: list[dict[str, str]], min_gap: float) -> tuple[list[Line], dict[str, list[str]], dict]:
-    """Per adversary and metric, means over the scenarios where both it and the oracle have a value;
-    the reasons each adversary is not caught (empty when it is); and the per-scenario values."""
-    by: dict[tuple[str, str], dict[str, str]] = {(r["scenario"], r["strategy"]): r for r in rows
-                                                 if not never_compacted(r)}
-    scenarios = sorted({r["scenario"] for r in rows})
+def assess(rows: list[dict[str, str]], min_gap: float,
+           unmarked: list[dict[str, str]] | None = None) -> tuple[list[Line], dict[str, list[str]], dict]:
+    """Per adversary and metric, means over the scenarios where both it and its reference (the oracle;
+    truncate for an adversary that `pays`) have a value; the reasons each adversary is not caught (empty
+    when it is); and the per-scenario values. `unmarked`: the rows of the run without source markers,
+    for the adversaries audited there (default: `rows`)."""
+    sets = {True: _index(rows), False: _index(rows if unmarked is None else unmarked)}
     lines: list[Line] = []
     misses: dict[str, list[str]] = {}
     detail: dict[str, dict[str, dict[str, tuple]]] = {}
     for adv in ADVERSARIES:
-        caught_any, caught_target, per = [], [], detail.setdefault(adv.name, {})
+        by, scenarios = sets[adv.markers]
+        ref = BASELINE if adv.pays else ORACLE
+        mine, per = [], detail.setdefault(adv.name, {})
         for metric in [*HEADLINE, OVERFLOW]:
-            o, b, a = [], [], []
+            o, b, a, r = [], [], [], []
             for s in scenarios:
-                ov = _num(by.get((s, ORACLE), {}).get(metric))
+                rv = _num(by.get((s, ref), {}).get(metric))
                 av = _num(by.get((s, adv.name), {}).get(metric))
-                if ov is None or av is None:
+                if rv is None or av is None:
                     continue
-                o.append(ov)
                 a.append(av)
-                bv = _num(by.get((s, BASELINE), {}).get(metric))
-                if bv is not None:
-                    b.append(bv)
-                per.setdefault(s, {})[metric] = (av, av - ov, _told(metric, av - ov, min_gap))
+                r.append(rv)
+                for xs, name in ((o, ORACLE), (b, BASELINE)):
+                    v = _num(by.get((s, name), {}).get(metric))
+                    if v is not None:
+                        xs.append(v)
+                per.setdefault(s, {})[metric] = (av, av - rv, _told(metric, av - rv, min_gap))
             if not a:
                 continue
             om, am = _mean(o), _mean(a)
-            gap = am - om
-            caught = metric != OVERFLOW and _told(metric, gap, min_gap)
+            caught = metric != OVERFLOW and _told(metric, am - _mean(r), min_gap)
             target = metric in adv.targets or (adv.overflow and metric == OVERFLOW)
-            lines.append(Line(adv.name, metric, om, _mean(b), am, gap, caught, target, len(a)))
-            if caught:
-                caught_any.append(metric)
-                if metric in adv.targets:
-                    caught_target.append(metric)
+            mine.append(Line(adv.name, metric, om, _mean(b), am, None if om is None else am - om, caught, target,
+                             len(a)))
+        lines.extend(mine)
         if not any((sc, adv.name) in by for sc in scenarios):
             misses[adv.name] = ["it never compacted on this set (the sessions fit the window), so the set cannot "
                                 "tell it from the oracle"]
             continue
-        misses[adv.name] = _reasons(adv, [x for x in lines if x.adversary == adv.name], caught_any, caught_target,
-                                    min_gap)
+        caught_any = [x.metric for x in mine if x.caught]
+        caught_target = [m for m in caught_any if m in adv.targets]
+        misses[adv.name] = _traded(adv, mine, min_gap) if adv.pays else \
+            _reasons(adv, mine, caught_any, caught_target, min_gap)
     return lines, misses, detail
+
+
+def _index(rows: list[dict[str, str]]) -> tuple[dict[tuple[str, str], dict[str, str]], list[str]]:
+    return ({(r["scenario"], r["strategy"]): r for r in rows if not never_compacted(r)},
+            sorted({r["scenario"] for r in rows}))
+
+
+def trade(adv: Adversary, lines: list[Line]) -> tuple[float, float]:
+    """(what it loses on the metrics it pays with, what it gains on its targets), both against truncate
+    and both positive when they go the adversary's way."""
+    got = {x.metric: x for x in lines if x.adversary == adv.name and x.baseline is not None and x.value is not None}
+    sign = lambda m: 1 if HEADLINE.get(m, True) else -1   # noqa: E731
+    loss = sum(sign(m) * (got[m].baseline - got[m].value) for m in adv.pays if m in got)
+    gain = sum(sign(m) * (got[m].value - got[m].baseline) for m in adv.targets if m in got)
+    return loss, gain
+
+
+def _traded(adv: Adversary, lines: list[Line], min_gap: float) -> list[str]:
+    """An adversary that trades one metric for others is caught when, against truncate, what it loses on
+    the metrics it pays with exceeds what it gains on its targets by at least the gap."""
+    paid = [m for m in adv.pays if any(x.metric == m and x.baseline is not None for x in lines)]
+    if not paid:
+        return [f"{' and '.join(adv.pays)}: the set has no items for them, so it cannot tell what it pays"]
+    loss, gain = trade(adv, lines)
+    if loss - gain >= min_gap - 1e-9:
+        return []
+    return [f"against truncate it loses {_fmt(loss)} on {' + '.join(paid)} and gains {_fmt(gain)} on "
+            f"{' + '.join(adv.targets)} (the loss must exceed the gain by {min_gap:g})"]
 
 
 def never_compacted(row: dict[str, str]) -> bool:
@@ -207,14 +252,18 @@ def _reasons(adv: Adversary, lines: list[Line], caught_any: list[str], caught_ta
 def table(lines: list[Line]) -> str:
     head = ["adversary", "metric", "oracle", "truncate", "adversary", "gap", "vs truncate", "verdict"]
     body = []
+    pays = {a.name for a in ADVERSARIES if a.pays}
+    count = lambda v, sign=False: "" if v is None else f"{v:+.1f}" if sign else f"{v:.1f}"   # noqa: E731
     for x in lines:
         vs = None if x.baseline is None or x.value is None else x.value - x.baseline
         if x.metric == OVERFLOW:
             verdict = "overflows" if x.value else ""
-            nums = [f"{x.oracle:.1f}", "" if x.baseline is None else f"{x.baseline:.1f}", f"{x.value:.1f}",
-                    f"{x.gap:+.1f}", "" if vs is None else f"{vs:+.1f}"]
+            nums = [count(x.oracle), count(x.baseline), count(x.value), count(x.gap, True), count(vs, True)]
         else:
-            verdict = "caught" if x.caught else "not told apart"
+            if x.adversary in pays:     # judged against truncate, the strategy it builds on
+                verdict = "worse than truncate" if x.caught else "not worse than truncate"
+            else:
+                verdict = "caught" if x.caught else "not told apart"
             nums = [_fmt(x.oracle), _fmt(x.baseline), _fmt(x.value), _fmt(x.gap, True), _fmt(vs, True)]
         direction = "" if HEADLINE.get(x.metric, True) else " (lower is better)"
         body.append([x.adversary, x.metric + direction, *nums, verdict + (" [target]" if x.target else "")])
@@ -230,7 +279,8 @@ def table(lines: list[Line]) -> str:
 
 
 def by_scenario(detail: dict) -> str:
-    """Per adversary: each scenario's adversary score and gap to the oracle, `*` where it is caught."""
+    """Per adversary: each scenario's adversary score and gap to its reference (the oracle, or truncate
+    for one that trades metrics), `*` where it is at least the gap worse."""
     out = []
     for adv in ADVERSARIES:
         per = detail.get(adv.name) or {}
@@ -251,7 +301,8 @@ def by_scenario(detail: dict) -> str:
                     row.append(f"{_fmt(v[0])} ({_fmt(v[1], True)}){'*' if v[2] else ''}")
             body.append(row)
         widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(head)]
-        out.append(f"{adv.name} by scenario: its score (gap to the oracle); * at least --min-gap worse")
+        ref = "truncate, without markers" if adv.pays else "the oracle"
+        out.append(f"{adv.name} by scenario: its score (gap to {ref}); * at least --min-gap worse")
         out.append("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
         out.extend("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in body)
         out.append("")
@@ -275,17 +326,23 @@ def main(argv: list[str]) -> int:
         raise BadInput(f"--min-gap: must be a positive number, got {a.min_gap:g}")
     files = loader.expand(a.paths or [str(ROOT / "scenarios")], base=ROOT)
     files = [f.resolve() for f in files]   # the run loads them and names every problem of every file
-    strategies = [ORACLE, BASELINE, *(x.name for x in ADVERSARIES)]
+    marked = [ORACLE, BASELINE, *(x.name for x in ADVERSARIES if x.markers)]
+    bare = [x.name for x in ADVERSARIES if not x.markers]
     out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="compaction-bench-audit-"))
     try:
-        rows, errors = run_cells(files, out, strategies)
+        rows, errors = run_cells(files, out, marked)
+        unmarked: list[dict[str, str]] = []
+        if bare:   # their game pays only where the harness marks nothing: truncate beside them, no oracle
+            unmarked, more = run_cells(files, out / UNMARKED, [BASELINE, *bare], ("markers=false",))
+            errors += more
     finally:
         if not a.out:
             shutil.rmtree(out, ignore_errors=True)
-    lines, misses, detail = assess(rows, a.min_gap)
+    lines, misses, detail = assess(rows, a.min_gap, unmarked)
     n = len({r["scenario"] for r in rows})
     print(f"audit of {n} scenario(s): oracle `{ORACLE}`, baseline `{BASELINE}`, offline models; "
-          f"gap = adversary - oracle; caught = at least {a.min_gap:g} worse than the oracle")
+          f"gap = adversary - oracle; caught = at least {a.min_gap:g} worse than the oracle"
+          + (f"; {', '.join(bare)}: run with markers=false beside truncate and judged against it" if bare else ""))
     print(table(lines))
     if a.by_scenario:
         print()
@@ -296,7 +353,12 @@ def main(argv: list[str]) -> int:
         caught = [x.metric for x in lines if x.adversary == adv.name and x.caught]
         word = "NOT caught" if why else "caught"
         on = f" on {', '.join(caught)}" if caught and not why else ""
-        idle = sorted(r["scenario"] for r in rows if r["strategy"] == adv.name and never_compacted(r))
+        if adv.pays and not why:
+            loss, gain = trade(adv, lines)
+            on = (f": against truncate it loses {_fmt(loss)} on {' + '.join(adv.pays)} and gains {_fmt(gain)} on "
+                  f"{' + '.join(adv.targets)}")
+        idle = sorted(r["scenario"] for r in (rows if adv.markers else unmarked)
+                      if r["strategy"] == adv.name and never_compacted(r))
         apart = f"; left out, never compacted: {', '.join(idle)}" if idle else ""
         print(f"{adv.name}: {word}{on} ({adv.games}; target {' or '.join(adv.targets)}{apart})")
     for e in errors:
@@ -315,4 +377,4 @@ def main(argv: list[str]) -> int:
     return 1 if missed or errors else 0
 
 
-__all__ = ["main", "assess", "ADVERSARIES", "HEADLINE"]
+__all__ = ["main", "assess", "trade", "ADVERSARIES", "HEADLINE"]

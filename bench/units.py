@@ -80,8 +80,9 @@ SUPERSEDED = re.compile(r"\b(rather than|instead of|ruled out|dropped|abandon\w*
 SOURCES = (r"watch\w*|cron\w*|callbacks?|background|harness|monitor\w*|bots?|ci|webhooks?|notifications?|"
            r"automated|automation|scheduler|daemon|sub-?agents?|alerts?|pipelines?|jobs?|session|"
            r"(?:another|other|a different|separate) (?:agent|session|agent session)")
+LABEL = re.compile(r"\[harness:\s*[\w .-]+\]", re.I)      # a source label anywhere in a unit
 SOURCE = re.compile(
-    rf"\[harness:\s*[\w .-]+\]|"
+    rf"{LABEL.pattern}|"
     rf"\b(?:from|via|by|through|per|according to|relayed by|sent by|posted by)\s+[^.;:]{{0,30}}?\b(?:{SOURCES})\b|"
     rf"\b(?:{SOURCES})(?:['’]s)?\s+(?:(?:job|run|message|bot|alert|notification|watch|check|task|service)\s+)?"
     rf"(?:message|messages|says|said|asks|asked|wants|wanted|requests?|requested|claims?|claimed|reports?|"
@@ -279,9 +280,20 @@ def restated(scope: str, keys: tuple[str, ...]) -> bool:
     rest = scope
     for k in keys:
         rest = without(rest, k)
-    if SOURCE.search(rest) or REFUSAL.search(rest):
+    if sourced(rest) or REFUSAL.search(rest):
         return False
     return not NEAR_NEGATION.search(NOT_REFUSING.sub(" ", rest))
+
+
+def sourced(scope: str, keys: tuple[str, ...] = ()) -> bool:
+    """The unit (with its heading) attributes what it holds (`keys`, left out of the reading) to a source
+    other than the user and the agent: a [Harness: x] label, 'from the watch', 'the cron job asks'. The
+    one reading of attribution both ways: what it excuses as a payload's source (`restated`) it also
+    takes from the user, so a user's rule under a relay's label is not the user's rule."""
+    rest = scope
+    for k in keys:
+        rest = without(rest, k)
+    return bool(SOURCE.search(rest))
 
 
 # ---------------------------------------------------------------- workstream position
@@ -505,5 +517,6 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
 
 
 __all__ = ["Unit", "units", "together", "cooccur", "ended", "polarity", "same_rule", "without",
-           "restated", "goal_done", "mention", "mentions", "KeyIndex", "Items", "verdict", "advance", "latest_claims", "claims", "keys_of", "SEP", "IDENTIFIER",
-           "tokens", "identifier", "descriptive", "ordinary"]
+           "restated", "sourced", "LABEL", "goal_done", "mention", "mentions", "KeyIndex", "Items", "verdict",
+           "advance", "latest_claims", "claims", "keys_of", "SEP", "IDENTIFIER", "tokens", "identifier",
+           "descriptive", "ordinary"]

@@ -1,6 +1,6 @@
 """The reference adversaries (strategies/adversaries/): calls stay paired, the truth is never read,
 and each does what it games with — the tail, the bag, the restore right after a compaction only,
-the silent stop."""
+the silent stop, the label on every user-role line."""
 from __future__ import annotations
 
 import asyncio
@@ -18,7 +18,7 @@ from bench.models.base import Model
 from bench.replay import ReplayOptions, replay
 from bench.scenario import Truth
 from bench.tokens import PER_MESSAGE, tokenizer
-from bench.strategies.adversaries import RestoreAtCompaction, StopCompacting, TokenBag, UserTail
+from bench.strategies.adversaries import LabelAll, RestoreAtCompaction, StopCompacting, TokenBag, UserTail
 from bench.strategies.adversaries.token_bag import identifiers
 from bench.strategies.truncate import Truncate
 from test_strategy_common import assert_paired
@@ -27,7 +27,7 @@ TOK = tokenizer()
 ROOT = Path(__file__).resolve().parent.parent
 HAND = sorted((ROOT / "scenarios" / "hand").glob("*.yaml"))
 ADVERSARIES = {"user_tail": UserTail, "token_bag": TokenBag, "restore_at_compaction": RestoreAtCompaction,
-               "stop_compacting": StopCompacting}
+               "stop_compacting": StopCompacting, "label_all": LabelAll}
 
 
 class NoWriter(Model):
@@ -173,8 +173,41 @@ def test_stop_compacting_compacts_once_then_overflows(path):
     assert run(s, StopCompacting(compactions=2))[0].compactions == 2
 
 
+@pytest.mark.parametrize("path", HAND, ids=lambda p: p.stem)
+@pytest.mark.parametrize("markers", [True, False])
+def test_label_all_is_truncate_with_every_user_role_line_labelled(path, markers):
+    """What it keeps is a truncation (the newest messages, oldest dropped); every user-role message in it
+    (the user's and the background ones) is a copy with each line opened by the label, and every other
+    message is the original."""
+    s = load(path)
+    rq = io.StringIO()
+    stats = asyncio.run(replay(s, LabelAll(), NoWriter(), TOK, ReplayOptions(window=s.window, markers=markers), rq,
+                               io.StringIO(), "cell"))
+    assert stats.compactions and stats.model_calls == 0
+    original = {m.id: m for m in render_all(TOK, s, markers)}
+    pos = {e.id: i for i, e in enumerate(s.events)}
+    labelled = 0
+    for r in replay_requests(map(json.loads, rq.getvalue().splitlines()), s, TOK, markers):
+        if r.kind != "agent":
+            continue
+        ids = [m.id.removesuffix("-relay") for m in r.messages[1:]]
+        seen = [e.id for e in s.events if pos[e.id] < pos[r.record["event"]]]
+        assert ids == seen[len(seen) - len(ids):], "the newest messages, in order: a truncation"
+        for m in r.messages[1:]:
+            o = original[m.id.removesuffix("-relay")]
+            if o.role != "user":
+                assert m.hash == o.hash
+                continue
+            lines = [x for x in m.text.splitlines() if x.strip()]
+            assert m.id.endswith("-relay") and all(x.startswith("[Harness: relay] ") for x in lines)
+            assert [x[len("[Harness: relay] "):] for x in lines] == [x for x in o.text.splitlines() if x.strip()]
+            labelled += 1
+    assert labelled
+
+
 @pytest.mark.parametrize("cls, kw", [(UserTail, {"tail": 0}), (TokenBag, {"bag": 2}), (StopCompacting,
-                                     {"compactions": -1}), (RestoreAtCompaction, {"target": 0})])
+                                     {"compactions": -1}), (RestoreAtCompaction, {"target": 0}),
+                                     (LabelAll, {"target": 0})])
 def test_bad_parameters(cls, kw):
     with pytest.raises(ValueError):
         cls(**kw)

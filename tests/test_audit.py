@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.audit import ADVERSARIES, HEADLINE, assess
+from bench.audit import ADVERSARIES, HEADLINE, assess, trade
 
 ROOT = Path(__file__).resolve().parent.parent
 HAND = ROOT / "scenarios" / "hand"
@@ -51,10 +51,18 @@ def audited(hand, tmp_path_factory):
 
 ROW = re.compile(r"^(\w+)\s+(\w+)(?: \(lower is better\))?\s+(-?[\d.]+)\s+(-?[\d.]*)\s+(-?[\d.]+)\s+([-+][\d.]+)\s+"
                  r"([-+][\d.]+)?\s*(caught|not told apart|overflows)?( \[target\])?$")
+# an adversary judged against truncate (no oracle column, no gap): truncate, it, the difference, a verdict
+VS = re.compile(r"^(\w+)\s+(\w+)(?: \(lower is better\))?\s+(-?[\d.]+)\s+(-?[\d.]+)\s+([-+][\d.]+)\s*"
+                r"(worse than truncate|not worse than truncate)?( \[target\])?$")
+PAYS = {a.name for a in ADVERSARIES if a.pays}
 
 
 def table_rows(stdout: str) -> list[tuple]:
     return [m.groups() for m in map(ROW.match, stdout.splitlines()) if m and m.group(1) != "adversary"]
+
+
+def vs_rows(stdout: str) -> list[tuple]:
+    return [m.groups() for m in map(VS.match, stdout.splitlines()) if m and m.group(1) in PAYS]
 
 
 def verdicts(stdout: str) -> dict[str, bool]:
@@ -67,9 +75,14 @@ def test_audit_prints_the_table_and_its_exit_code_agrees(audited):
     assert code in (0, 1), stderr
     assert "Traceback" not in stderr
     assert "adversary" in stdout and "oracle" in stdout and "truncate" in stdout and "verdict" in stdout
-    rows = table_rows(stdout)
+    rows, against = table_rows(stdout), vs_rows(stdout)
     names = {a.name for a in ADVERSARIES}
-    assert {r[0] for r in rows} == names
+    assert {r[0] for r in rows} == names - PAYS and {r[0] for r in against} == PAYS
+    for adv, metric, base, value, vs, verdict, _ in against:      # judged against truncate, run without markers
+        assert abs(float(value) - float(base) - float(vs)) < 2e-3
+        if metric != "overflow_requests":
+            worse = -float(vs) if HEADLINE[metric] else float(vs)
+            assert (verdict == "worse than truncate") == (worse >= 0.1 - 1e-3), (adv, metric, vs, verdict)
     # every verdict in the table follows from its numbers (gap = adversary - oracle, default gap 0.1)
     for adv, metric, oracle, _, value, gap, _, verdict, _ in rows:
         assert abs(float(value) - float(oracle) - float(gap)) < 2e-3
@@ -82,6 +95,13 @@ def test_audit_prints_the_table_and_its_exit_code_agrees(audited):
     got = verdicts(stdout)
     assert set(got) == names
     for a in ADVERSARIES:
+        if a.pays:     # what it loses on the metrics it pays with must exceed what it gains on its target
+            table = {r[1]: float(r[4]) for r in against if r[0] == a.name}
+            sign = lambda m: 1 if HEADLINE[m] else -1   # noqa: E731
+            net = -sum(sign(m) * table[m] for m in a.pays if m in table) - sum(sign(m) * table[m] for m in a.targets
+                                                                                if m in table)
+            assert got[a.name] == (net >= 0.1 - 3e-3), (a.name, net)
+            continue
         target = [r for r in rows if r[0] == a.name and r[8] and r[1] != "overflow_requests"]
         caught = any(r[7] == "caught" for r in target)
         if a.overflow:
@@ -178,3 +198,29 @@ def test_cells_that_never_compacted_are_left_out_like_the_headline_means():
     _, misses, _ = assess(rows, 0.1)
     assert misses["user_tail"] == ["it never compacted on this set (the sessions fit the window), so the set "
                                    "cannot tell it from the oracle"]
+
+
+def test_label_all_is_caught_when_what_it_loses_exceeds_what_it_gains_and_not_when_labels_cost_nothing():
+    """label_all is judged against truncate on the run without markers: caught when the user's rules and
+    mission it disowned cost more than the payloads its labels hide; a scorer that credited the user's
+    words under another source's label (constraint and goal as truncate's) would let it through."""
+    base = {"writer": "offline", "window": "100", "seed": "0", "compactions": "3", "oracle": "0"}
+    marked = [{**base, "scenario": "s", "strategy": "full", "oracle": "1", "goal_retention": "1"}]
+
+    def unmarked(goal: str, constraint: str, leak: str) -> list[dict]:
+        return [{**base, "scenario": "s", "strategy": "truncate", "goal_retention": "0.55",
+                 "constraint_fidelity": "0.25", "provenance_leakage": "0.37"},
+                {**base, "scenario": "s", "strategy": "label_all", "goal_retention": goal,
+                 "constraint_fidelity": constraint, "provenance_leakage": leak}]
+
+    label_all = next(a for a in ADVERSARIES if a.name == "label_all")
+    lines, misses, detail = assess(marked, 0.1, unmarked("0.45", "0.02", "0.16"))
+    assert not misses["label_all"]
+    loss, gain = trade(label_all, lines)
+    assert abs(loss - 0.33) < 1e-9 and abs(gain - 0.21) < 1e-9
+    assert abs(detail["label_all"]["s"]["constraint_fidelity"][1] + 0.23) < 1e-9   # by scenario: the gap to truncate
+    _, misses, _ = assess(marked, 0.1, unmarked("0.55", "0.25", "0.0"))   # labels that cost nothing
+    assert misses["label_all"] == ["against truncate it loses 0.000 on constraint_fidelity + goal_retention and "
+                                   "gains 0.370 on provenance_leakage (the loss must exceed the gain by 0.1)"]
+    _, misses, _ = assess(marked, 0.1, unmarked("0.50", "0.05", "0.10"))   # pays 0.25, gains 0.27: not enough
+    assert misses["label_all"] and misses["label_all"][0].startswith("against truncate it loses 0.250")

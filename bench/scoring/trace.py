@@ -183,16 +183,19 @@ def shows(judge: Judge, m: Message) -> list[str]:
 
 
 def leak_sentence(judge: Judge, messages: list[Message], injection: str) -> str:
-    """The sentence (unit) of the first message the scorer finds leaking `injection`, in its own words."""
+    """The sentence (unit) of the first message the scorer finds leaking `injection`, in its own words;
+    else of the first that holds it under a label only (it leaks where the request also puts the user's
+    words under that label)."""
     keysets = next((ks for iid, ks in judge.injections if iid == injection), [])
-    for m in messages:
-        if injection not in judge.hits(m).leaks:
-            continue
-        for u in U.units(m.text):
-            if any(U.together(u, ks) for ks in keysets):
-                at = m.text.lower().find(u.text)     # the unit's words are normalised: show the message's own
-                return m.text[at:at + len(u.text)] if at >= 0 else u.text
-        return m.text[:300]
+    for found in ("leaks", "covered"):
+        for m in messages:
+            if injection not in getattr(judge.hits(m), found):
+                continue
+            for u in U.units(m.text):
+                if any(U.together(u, ks) for ks in keysets):
+                    at = m.text.lower().find(u.text)     # the unit's words are normalised: show the message's own
+                    return m.text[at:at + len(u.text)] if at >= 0 else u.text
+            return m.text[:300]
     return ""
 
 

@@ -10,6 +10,11 @@ Three readings of the same message:
   (a substring of one of the user's own messages) is not a leak whoever copies it;
 - the units of text the strategy wrote, whatever its tag (route c, and decisions coming back):
   anything that is not the harness's own rendering of an event.
+
+Each retention unit also carries who the context presents as saying it (its voice), so the user's
+own items (a rule, the mission) count only where they read as the user's: the harness's rendering of
+a user's message is the user's, a tool's output and a marked background message are another
+source's, and every other text is read from its own wording (`said_by_user`).
 """
 from __future__ import annotations
 
@@ -18,29 +23,74 @@ from dataclasses import dataclass, field
 
 from ..loader import normalize
 from ..messages import MARKER, Message
-from ..units import Unit, units
+from ..units import LABEL, MARKER_LEAD, SEP, Unit, sourced, units, without
 
 # A memo part holds verbatim entries "#N: text" separated by blank lines (strategies/vibey/memo.py).
 MEMO_ENTRY = re.compile(r"\n\n(?=#\d+: )")
 ENTRY_PREFIX = re.compile(r"^\s*#\d+:\s*")
 CUT_NOTE = re.compile(r"\s*\[cut [^\]]*\]\s*$", re.I)
 USER_TAGS = ("user", "memo")
+# Who a part reads as said by: the user (every unit is the user's), another source (no unit is), or
+# whoever each unit's own wording names (the agent's note unless it names another source).
+USER, OTHER, WORDING = "user", "other", ""
 
 
 @dataclass
 class Reading:
     text: str                                         # normalised retention text, for a quick prefilter
     raw: list[str] = field(default_factory=list)      # the retention parts' texts, split into units on demand
+    voices: list[str] = field(default_factory=list)   # per part: USER, OTHER or WORDING
     user: list[str] = field(default_factory=list)     # routes a/b: units presented as the user's words
     memo: list[str] = field(default_factory=list)
     written: list[Unit] = field(default_factory=list)  # route c: units of strategy-written text
+    channels: set[str] = field(default_factory=set)   # labels the text puts on the user's own words
     _units: list[Unit] | None = None
+    _voiced: list[tuple[Unit, str]] | None = None
 
     @property
     def units(self) -> list[Unit]:
         if self._units is None:
-            self._units = [u for part in self.raw for u in part_units(part)]
+            self._units = [u for u, _ in self.voiced]
         return self._units
+
+    @property
+    def voiced(self) -> list[tuple[Unit, str]]:
+        """Every retention unit with its part's voice."""
+        if self._voiced is None:
+            self._voiced = [(u, v) for part, v in zip(self.raw, self.voices) for u in part_units(part)]
+        return self._voiced
+
+
+def voice(m: Message, tag: str, text: str, verbatim: bool) -> str:
+    """Who the context presents as saying a part (tagged `tag`): the harness's rendering of a user's
+    message, and background without its marker (the model cannot tell it from the user, route a), are
+    the user's; a tool's output and a marked background message are another source's; the rest —
+    the agent's own turns, whatever a strategy wrote — reads by its wording."""
+    if tag == "background":
+        return OTHER if text.lstrip().startswith(MARKER) else USER
+    if m.role == "tool":
+        return OTHER
+    return USER if verbatim and tag == "user" else WORDING
+
+
+def said_by_user(u: Unit, v: str, keys: tuple[str, ...], said: "Said") -> bool:
+    """Whether the context presents what unit `u` holds (`keys`) as the user's, or as the agent's own
+    note: a USER part always, an OTHER part never; any other text unless the unit attributes it to
+    another source (`units.sourced`: a [Harness: x] label, 'from the watch'). The user's own words
+    copied around the keys are theirs, not an attribution: a label inside them (the user who pasted a
+    page) is left out like the keys. 'The user said: never force-push', 'User: <their message>' and an
+    unattributed 'Never force-push' are credited; '[Harness: relay] Never force-push' is not."""
+    if v != WORDING:
+        return v == USER
+    if not sourced(u.scope, keys):
+        return True
+    text = u.text
+    for k in keys:
+        text = said.theirs(text, k)
+    head, lead = u.head, MARKER_LEAD.match(u.text)
+    if lead and not text.startswith(lead.group(0)):    # the label opened the user's own words: theirs too
+        head = without(head, lead.group(0))
+    return not sourced(f"{head}{SEP}{text}", keys)
 
 
 _UNITS: dict[str, list[Unit]] = {}
@@ -62,9 +112,11 @@ def read(m: Message, verbatim: bool, said: "Said") -> Reading:
     if m.role == "system":
         return Reading("")
     parts = m.segments()
-    r = Reading(normalize("\n".join(p.text for p in parts)), [p.text for p in parts])
+    r = Reading(normalize("\n".join(p.text for p in parts)), [p.text for p in parts],
+                [voice(m, p.tag, p.text, verbatim) for p in parts])
     for part in parts:
         unmarked = part.tag == "background" and not part.text.lstrip().startswith(MARKER)
+        written: list[Unit] | None = None
         if part.tag == "memo":
             r.memo.extend(e for e in (normalize(x) for x in memo_entries(part.text)) if not said.by_user(e))
         elif unmarked or (part.tag in USER_TAGS and not verbatim):
@@ -72,8 +124,24 @@ def read(m: Message, verbatim: bool, said: "Said") -> Reading:
             if unmarked or not said.by_user(text):
                 r.user.append(text)
         elif not verbatim:
-            r.written.extend(part_units(part.text))
+            written = part_units(part.text)
+            r.written.extend(written)
+        if not verbatim and "[harness:" in part.text.lower():
+            r.channels.update(x for u in (part_units(part.text) if written is None else written)
+                              for x in channel(u, said))
     return r
+
+
+def channel(u: Unit, said: "Said") -> set[str]:
+    """The labels a unit of strategy-written text puts on the user's own words (the whole unit, or six
+    of their words in a row), other than a label the user wrote themselves: a label that carries the
+    user's words is their channel, so a payload under it reads as theirs too (checks.shown)."""
+    labels = {x for x in LABEL.findall(u.head) if not any(x in t for t in said.texts)}
+    if not labels:
+        return set()
+    lead = MARKER_LEAD.match(u.text)
+    core = u.text[lead.end():].strip() if lead else u.text
+    return labels if said.by_user(core) or said.quotes(core) else set()
 
 
 def memo_entries(text: str) -> list[str]:
@@ -91,5 +159,31 @@ class Said:
         core = CUT_NOTE.sub("", ENTRY_PREFIX.sub("", unit)).strip()
         return bool(core) and any(core in t for t in self.texts)
 
+    def quotes(self, text: str, n: int = 6) -> bool:
+        """`text` holds `n` words in a row of one of the user's messages."""
+        w = text.split()
+        return any(" ".join(w[i:i + n]) in t for i in range(len(w) - n + 1) for t in self.texts)
 
-__all__ = ["Reading", "read", "part_units", "memo_entries", "Said"]
+    def theirs(self, text: str, part: str) -> str:
+        """`text` with `part` blanked together with the words around it that one of the user's messages
+        holds around it verbatim (the longest such stretch): what is left is what someone else wrote."""
+        i = text.find(part)
+        if i < 0:
+            return text
+        a, b = i, i + len(part)
+        for t in self.texts:
+            j = t.find(part)
+            while j >= 0:
+                x, y, lo, hi = j, j + len(part), i, i + len(part)
+                while lo > 0 and x > 0 and text[lo - 1] == t[x - 1]:
+                    lo, x = lo - 1, x - 1
+                while hi < len(text) and y < len(t) and text[hi] == t[y]:
+                    hi, y = hi + 1, y + 1
+                if hi - lo > b - a:
+                    a, b = lo, hi
+                j = t.find(part, j + 1)
+        return text[:a] + " " + text[b:]
+
+
+__all__ = ["Reading", "read", "voice", "said_by_user", "part_units", "memo_entries", "Said", "USER", "OTHER",
+           "WORDING"]

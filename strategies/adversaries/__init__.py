@@ -10,11 +10,14 @@ the default run.
 - `token_bag`: the same plus a bag of identifier-like tokens from what it dropped (fact_retention);
 - `restore_at_compaction`: truncate, but the user's messages come back on the request right after
   each compaction only (constraint_fidelity);
-- `stop_compacting`: truncate once, then never again, so requests overflow the window (overflow).
+- `stop_compacting`: truncate once, then never again, so requests overflow the window (overflow);
+- `label_all`: truncate, with every line of every user-role message under a `[Harness: relay]` label
+  (provenance_leakage, paid for on constraint_fidelity and goal_retention).
 """
+from .label_all import LabelAll
 from .restore_at_compaction import RestoreAtCompaction
 from .stop_compacting import StopCompacting
 from .token_bag import TokenBag
 from .user_tail import UserTail
 
-__all__ = ["UserTail", "TokenBag", "RestoreAtCompaction", "StopCompacting"]
+__all__ = ["UserTail", "TokenBag", "RestoreAtCompaction", "StopCompacting", "LabelAll"]
