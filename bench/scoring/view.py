@@ -33,14 +33,23 @@ class Reading:
     raw: list[str] = field(default_factory=list)      # the retention parts' texts, split into units on demand
     user: list[str] = field(default_factory=list)     # routes a/b: units presented as the user's words
     memo: list[str] = field(default_factory=list)
-    written: list[Unit] = field(default_factory=list)  # route c: units of strategy-written text
+    wrote: list[str] = field(default_factory=list)     # route c: the parts of strategy-written text
     _units: list[Unit] | None = None
+    _written: list[Unit] | None = None
 
     @property
     def units(self) -> list[Unit]:
         if self._units is None:
             self._units = [u for part in self.raw for u in part_units(part)]
         return self._units
+
+    @property
+    def written(self) -> list[Unit]:
+        """The units of `wrote`, split when first read: only a message near an injection or a rejected
+        option reads them."""
+        if self._written is None:
+            self._written = [u for part in self.wrote for u in part_units(part)]
+        return self._written
 
 
 _UNITS: dict[str, list[Unit]] = {}
@@ -72,7 +81,7 @@ def read(m: Message, verbatim: bool, said: "Said") -> Reading:
             if unmarked or not said.by_user(text):
                 r.user.append(text)
         elif not verbatim:
-            r.written.extend(part_units(part.text))
+            r.wrote.append(part.text)
     return r
 
 
