@@ -160,9 +160,17 @@ def judged(requests: Iterable[Any], judge: Judge, oracle: bool = False,
     running = Running(judge)
     last: tuple | None = None        # (findings, truth in force, shown, values) of the previous agent request
     verdict: tuple | None = None     # the previous `decide`: its arguments and its checks
+    plain: tuple | None = None       # (shown, its checks as they stand): what `decide` gives when nothing is held
 
-    def decided(now: Any, before: dict | None, after: dict | None, over: bool) -> list:
-        nonlocal verdict
+    def decided(now: Any, values: dict, before: dict | None, after: dict | None, over: bool) -> list:
+        """`decide`; the same list object for a request whose neighbours show what it shows (each item
+        held at its own score: its checks as they stand), so the tally sees the request repeated."""
+        nonlocal verdict, plain
+        if (not over and len(values) == len(now.kept) and (before is None or before == values)
+                and (after is None or after == values)):
+            if plain is None or plain[0] is not now:
+                plain = (now, [c for _, c in now.kept] + now.worse)
+            return plain[1]
         if not (verdict is not None and verdict[0] is now and verdict[1] is before and verdict[2] is after
                 and verdict[3] == over):
             verdict = (now, before, after, over, decide(now, before, after, over))
@@ -181,11 +189,11 @@ def judged(requests: Iterable[Any], judge: Judge, oracle: bool = False,
             now = shown(found, a)
             last = (found, a, now, now.values)
         if waiting is not None:
-            yield waiting[0], decided(waiting[1], held, last[3], waiting[3] and not oracle), waiting[3]
+            yield waiting[0], decided(waiting[1], waiting[2], held, last[3], waiting[3] and not oracle), waiting[3]
             held = waiting[2]
         waiting = (r, last[2], last[3], bool(r.record.get("over")))
     if waiting is not None:
-        yield waiting[0], decided(waiting[1], held, None, waiting[3] and not oracle), waiting[3]
+        yield waiting[0], decided(waiting[1], waiting[2], held, None, waiting[3] and not oracle), waiting[3]
 
 
 

@@ -95,16 +95,20 @@ class Timeline:
 
 def _identity(a: Active) -> tuple:
     """What tells two `Active`s apart, field by field: the truth items themselves (objects of the one
-    scenario, by identity) and the plain values (progress, first sentences)."""
-    def key(v: Any) -> Any:
+    scenario, by identity), strings by value, a set as a frozenset. A field of another shape fails
+    loudly here (unhashable), never silently."""
+    out = []
+    for f in fields(a):
+        v = getattr(a, f.name)
         if isinstance(v, dict):
-            return tuple((k, key(x)) for k, x in v.items())
-        if isinstance(v, (list, tuple)):
-            return tuple(key(x) for x in v)
-        if isinstance(v, (set, frozenset)):
-            return frozenset(v)
-        return v if v is None or isinstance(v, (str, int, float)) else id(v)
-    return tuple(key(getattr(a, f.name)) for f in fields(a))
+            out.append(tuple((k, frozenset(x) if isinstance(x, set) else x) for k, x in v.items()))
+        else:
+            out.append(tuple(tuple(map(_atom, x)) if isinstance(x, tuple) else _atom(x) for x in v))
+    return tuple(out)
+
+
+def _atom(x: Any) -> Any:
+    return x if isinstance(x, str) else id(x)
 
 
 def first_sentence(text: str) -> str:

@@ -42,10 +42,11 @@ class Reading:
     voices: list[str] = field(default_factory=list)   # per part: USER, OTHER or WORDING
     user: list[str] = field(default_factory=list)     # routes a/b: units presented as the user's words
     memo: list[str] = field(default_factory=list)
-    written: list[Unit] = field(default_factory=list)  # route c: units of strategy-written text
+    wrote: list[str] = field(default_factory=list)     # route c: the parts of strategy-written text
     channels: set[str] = field(default_factory=set)   # labels the text puts on the user's own words
     _units: list[Unit] | None = None
     _voiced: list[tuple[Unit, str]] | None = None
+    _written: list[Unit] | None = None
 
     @property
     def units(self) -> list[Unit]:
@@ -59,6 +60,14 @@ class Reading:
         if self._voiced is None:
             self._voiced = [(u, v) for part, v in zip(self.raw, self.voices) for u in part_units(part)]
         return self._voiced
+
+    @property
+    def written(self) -> list[Unit]:
+        """The units of `wrote`, split when first read: only a message near an injection or a rejected
+        option reads them."""
+        if self._written is None:
+            self._written = [u for part in self.wrote for u in part_units(part)]
+        return self._written
 
 
 def voice(m: Message, tag: str, text: str, verbatim: bool) -> str:
@@ -116,7 +125,6 @@ def read(m: Message, verbatim: bool, said: "Said") -> Reading:
                 [voice(m, p.tag, p.text, verbatim) for p in parts])
     for part in parts:
         unmarked = part.tag == "background" and not part.text.lstrip().startswith(MARKER)
-        written: list[Unit] | None = None
         if part.tag == "memo":
             r.memo.extend(e for e in (normalize(x) for x in memo_entries(part.text)) if not said.by_user(e))
         elif unmarked or (part.tag in USER_TAGS and not verbatim):
@@ -124,11 +132,9 @@ def read(m: Message, verbatim: bool, said: "Said") -> Reading:
             if unmarked or not said.by_user(text):
                 r.user.append(text)
         elif not verbatim:
-            written = part_units(part.text)
-            r.written.extend(written)
+            r.wrote.append(part.text)
         if not verbatim and "[harness:" in part.text.lower():
-            r.channels.update(x for u in (part_units(part.text) if written is None else written)
-                              for x in channel(u, said))
+            r.channels.update(x for u in part_units(part.text) for x in channel(u, said))
     return r
 
 
