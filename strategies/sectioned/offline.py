@@ -68,11 +68,11 @@ WORDS = {DECISION: ("decid", "decision", "chose", "choose", "go with", "going wi
                "reviewed", "deployed")}
 
 
-def has(pattern: re.Pattern, text: str) -> bool:
-    """Whether one of this module's patterns occurs in `text` (asked once per sentence: `_trait` and
-    `_pieces` are cached)."""
+def has(pattern: re.Pattern, text: str, low: str | None = None) -> bool:
+    """Whether one of this module's patterns occurs in `text` (`low`: its lower-cased form, when the
+    caller has it). Asked once per sentence: `_trait` and `_pieces` are cached."""
     words = WORDS.get(pattern)
-    if words is not None and not mentions(text.lower(), words):
+    if words is not None and not mentions(low if low is not None else text.lower(), words):
         return False
     return pattern.search(text) is not None
 
@@ -263,8 +263,9 @@ class Trait:
 @lru_cache(maxsize=1 << 18)
 def _trait(label: str, text: str, wants: frozenset[str]) -> Trait:
     f = flags(text)
+    low = text.lower()
     return Trait(said_salience(label, text), f.path, f.path or f.ident or f.number, f.error, f.rule,
-                 has(CODE, text), has(DID, text), has(DECISION, text), has(PENDING, text),
+                 has(CODE, text, low), has(DID, text, low), has(DECISION, text, low), has(PENDING, text, low),
                  bool(wants and terms(text) & wants))
 
 
