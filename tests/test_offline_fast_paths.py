@@ -151,3 +151,30 @@ def test_pool_rows_are_the_deduplicated_sentences_at_their_positions(seed):
     got = [(pool.pos(row), flat[row][0].labels[flat[row][1]], flat[row][0].texts[flat[row][1]]) for row in pool.rows]
     assert got == [(s.pos, s.label, s.text) for s in dedupe(sentences(messages, TOK))]
     assert pool.n == sum(1 for _, label, _ in got if label != "System")
+
+
+def sectioned_request(messages, names=("Primary Request and Intent", "Errors and fixes", "Pending Tasks",
+                                       "Current Work", "Next Step")):
+    from bench.strategies.sectioned.answer import block
+
+    text = "[Harness: compaction]\nWrite it.\n\n" + block(list(names), 300)
+    return [*messages, make(TOK, id="ask", role="user", text=text, tag="instruction")]
+
+
+def test_the_sectioned_writer_answers_the_same_whatever_it_wrote_before():
+    """Its per-message cache (sentences included, their positions set per request) keeps no state
+    from one request to the next: answers match those of a fresh cache, for requests that share,
+    repeat and reorder messages."""
+    from bench.models.offline.players import play
+    from bench.strategies.sectioned import offline as writer
+
+    rng = random.Random(7)
+    base = [m for m in context(rng, 80) if m.role != "system"]
+    requests = [base[:40], base, base[10:] + base[:10], base[:30] + base[5:35], base[::-1], base[:3] + base[:3]]
+    fresh = []
+    for msgs in requests:
+        writer._pieces.cache_clear()
+        fresh.append(play(sectioned_request(msgs), None, 300, TOK).text)
+    writer._pieces.cache_clear()
+    assert [play(sectioned_request(msgs), None, 300, TOK).text for msgs in requests] == fresh
+    assert [play(sectioned_request(msgs), None, 300, TOK).text for msgs in reversed(requests)] == fresh[::-1]

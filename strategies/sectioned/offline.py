@@ -15,16 +15,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from heapq import heapify, heappop
 from itertools import accumulate, chain, repeat
 from operator import itemgetter
-from typing import Callable, Sequence
+from typing import Sequence
 
 from bench.loader import normalize
 from bench.messages import Message
 from bench.models.offline import Turn
-from bench.models.offline.extract import (SENTENCE_END, STATES_NEXT, Sentence, counted, flags, label_of, mentions,
-                                          said_salience, terms)
+from bench.models.offline.extract import (SENTENCE_END, STATES_NEXT, Sentence, flags, label_of, mentions, said_salience,
+                                          split, terms)
 from bench.tokens import Tokenizer
 
 from ..files import kind as file_kind
@@ -69,12 +68,11 @@ WORDS = {DECISION: ("decid", "decision", "chose", "choose", "go with", "going wi
                "reviewed", "deployed")}
 
 
-@lru_cache(maxsize=1 << 18)
-def has(pattern: re.Pattern, text: str) -> bool:
-    """Whether one of this module's patterns occurs in `text`; cached (per worker process, so all cells
-    of a scenario share it), since a long session's requests share most of their sentences."""
+def has(pattern: re.Pattern, text: str, low: str | None = None) -> bool:
+    """Whether one of this module's patterns occurs in `text` (`low`: its lower-cased form, when the
+    caller has it). Asked once per sentence: `_trait` and `_pieces` are cached."""
     words = WORDS.get(pattern)
-    if words is not None and not mentions(text.lower(), words):
+    if words is not None and not mentions(low if low is not None else text.lower(), words):
         return False
     return pattern.search(text) is not None
 
@@ -110,7 +108,7 @@ def play(messages: Sequence[Message], tools: list[dict] | None, max_tokens: int 
 
 def write(names: list[str], conv: list[Message], current: dict[str, str] | None, focus: str, budget: int,
           tok: Tokenizer) -> str:
-    pool, origin, traits, nexts = _pool(conv, tok)
+    pool, origin, traits, nexts = _pool(conv)
     n = max(1, len(pool))
     stated = [i for i, x in enumerate(nexts) if x]
     latest_next = pool[stated[-1]] if stated else None
@@ -134,9 +132,9 @@ def write(names: list[str], conv: list[Message], current: dict[str, str] | None,
         new = _candidates(kind, pool, traits, writes, latest_next, latest_request)
         old = _earlier(current.get(name, "") if current else "", tok)
         cands = (new or old) if kind in PRESENT else old + new
-        score = _scorer(kind, n, by_id, wants, {id(s) for s in old})
         fresh = cands if kind in QUOTING else [s for s in cands if s.key not in used]
-        chosen = _fit(fresh, score, share - tok.count(head), tok, origin)
+        scores = _scores(kind, n, fresh, by_id, wants, {id(s) for s in old})
+        chosen = _fit(fresh, scores, share - tok.count(head), tok, origin)
         used.update(s.key for s in chosen)
         body = _render(chosen, origin) if chosen else "None."
         text = head + body
@@ -145,44 +143,56 @@ def write(names: list[str], conv: list[Message], current: dict[str, str] | None,
     return "\n\n".join(out)
 
 
-def _pool(conv: list[Message], tok: Tokenizer) -> tuple[list[Sentence], dict[int, tuple], list[Trait], list[bool]]:
-    """The conversation's sentences, de-duplicated (the latest copy counts), for each (by id) the line
-    it can share: its message's, or in an earlier answer of this format its own bullet's (a bullet is
-    one message's); and, in pool order, their traits and whether each states what comes next."""
-    per = [_pieces(m.text, label_of(m), m.role == "user", tok) for m in conv]
+def _pool(conv: list[Message]) -> tuple[list[Sentence], Origins, list[Trait], list[bool]]:
+    """The conversation's sentences, de-duplicated (the latest copy counts), in order, with where each
+    comes from (`Origins`), and their traits and whether each states what comes next."""
+    per = [_pieces(m.text, label_of(m), m.role == "user") for m in conv]
     flat = list(chain.from_iterable(per))
-    latest = dict(zip(map(itemgetter(3), flat), range(len(flat))))
+    latest = dict(zip(map(itemgetter(1), flat), range(len(flat))))
+    rows = sorted(latest.values())
+    picked = list(map(flat.__getitem__, rows))
+    pool = list(map(itemgetter(2), picked))
+    for i, s in enumerate(pool):
+        s.pos = i
     home = list(chain.from_iterable(repeat(i, len(p)) for i, p in enumerate(per)))
-    starts = list(accumulate(map(len, per), initial=0))
-    pool: list[Sentence] = []
-    origin: dict[int, tuple] = {}
-    traits: list[Trait] = []
-    nexts: list[bool] = []
-    for row in sorted(latest.values()):
-        bullet, label, text, key, size, trait, states = flat[row]
-        i = home[row]
-        s = Sentence(len(pool), label, text, size, key=key)
-        origin[id(s)] = (i if bullet < 0 else -starts[i] - bullet - 1, row, s)   # the sentence too: its id stays its own
-        pool.append(s)
-        traits.append(trait)
-        nexts.append(states)
-    return pool, origin, traits, nexts
+    origins = Origins(pool, rows, home, list(map(itemgetter(0), flat)), list(accumulate(map(len, per), initial=0)))
+    return pool, origins, list(map(itemgetter(3), picked)), list(map(itemgetter(4), picked))
+
+
+class Origins:
+    """The line a pooled sentence can share, and its place among the conversation's sentences (before
+    de-duplication): its message's line, or in an earlier answer of this format its own bullet's (a
+    bullet is one message's). Worked out when asked (`_render` asks for the chosen few)."""
+
+    def __init__(self, pool: list[Sentence], rows: list[int], home: list[int], bullets: list[int], starts: list[int]):
+        self.pool, self.rows, self.home, self.bullets, self.starts = pool, rows, home, bullets, starts
+
+    def get(self, s: Sentence) -> tuple[int, int] | None:
+        """(line, row) of a pooled sentence; None for any other (an earlier section's point, a write)."""
+        if not (0 <= s.pos < len(self.pool) and self.pool[s.pos] is s):
+            return None
+        row = self.rows[s.pos]
+        i, bullet = self.home[row], self.bullets[row]
+        return (i if bullet < 0 else -self.starts[i] - bullet - 1), row
 
 
 @lru_cache(maxsize=1 << 14)
-def _pieces(text: str, label: str, user_role: bool, tok: Tokenizer) -> tuple[tuple, ...]:
-    """A message's sentences as this writer reads them, each (bullet, label, text, key, tokens, trait,
-    states next): bullet -1 for a plain message's sentence (it shares its message's line), else its
-    bullet's index in a message in this module's format. Cached per content: a long session's writer
-    requests share nearly all their messages, and one worker runs all cells of a scenario."""
+def _pieces(text: str, label: str, user_role: bool) -> tuple[tuple[int, str, Sentence, Trait, bool], ...]:
+    """A message's sentences as this writer reads them, each (bullet, key, sentence, trait, states next):
+    bullet -1 for a plain message's sentence (it shares its message's line), else its bullet's index in
+    a message in this module's format. Cached per content, sentences too: a long session's writer
+    requests share nearly all their messages, and one worker runs all cells of a scenario. A request
+    sets each pooled sentence's position (no request holds them after it ends, and a sentence is
+    pooled once: its latest copy); its token count (-1 here) is counted when `_fit` first reaches it."""
     grouped = _grouped(text) if user_role else None
     if grouped is None:
-        rows = [(-1, lab, s, key or normalize(s), size) for lab, s, key, size in counted(text, label, user_role, tok)
+        rows = [(-1, lab, s, key or normalize(s)) for lab, s, key in split(text, label, user_role)
                 if not HEADING.match(s) and s.lower() != "none."]
     else:
-        rows = [(j, lab, x, normalize(x), tok.count(x))
+        rows = [(j, lab, x, normalize(x))
                 for j, (lab, line) in enumerate(grouped) for x in SENTENCE_END.split(line) if x.strip()]
-    return tuple((*r, _trait(r[1], r[2], frozenset()), has(STATES_NEXT, r[2])) for r in rows)
+    return tuple((j, key, Sentence(0, lab, x, -1, key=key), _trait(lab, x, frozenset()), has(STATES_NEXT, x))
+                 for j, lab, x, key in rows)
 
 
 @lru_cache(maxsize=1 << 12)
@@ -201,7 +211,7 @@ def _grouped(text: str) -> tuple[tuple[str, str], ...] | None:
     return tuple(out) or None
 
 
-def _render(chosen: list[Sentence], origin: dict[int, tuple]) -> str:
+def _render(chosen: list[Sentence], origin: Origins) -> str:
     """The chosen sentences in conversation order under a line naming who said them ("User:",
     "Tool read:", a "[Harness: watch]" marker, which heads the lines up to a blank one); a bullet
     holds one message's consecutive sentences, so a user's message copied whole is still their words."""
@@ -209,7 +219,7 @@ def _render(chosen: list[Sentence], origin: dict[int, tuple]) -> str:
     label: str | None = None
     last: Sentence | None = None
     for s in sorted(chosen, key=lambda s: s.pos):
-        here, before = origin.get(id(s)), origin.get(id(last)) if last is not None else None
+        here, before = origin.get(s), origin.get(last) if last is not None else None
         if here and before and here[0] == before[0] and here[1] == before[1] + 1:   # next in the same line
             lines[-1] += " " + s.text
             last = s
@@ -253,8 +263,9 @@ class Trait:
 @lru_cache(maxsize=1 << 18)
 def _trait(label: str, text: str, wants: frozenset[str]) -> Trait:
     f = flags(text)
+    low = text.lower()
     return Trait(said_salience(label, text), f.path, f.path or f.ident or f.number, f.error, f.rule,
-                 has(CODE, text), has(DID, text), has(DECISION, text), has(PENDING, text),
+                 has(CODE, text, low), has(DID, text, low), has(DECISION, text, low), has(PENDING, text, low),
                  bool(wants and terms(text) & wants))
 
 
@@ -282,13 +293,18 @@ def _candidates(kind: str, pool: list[Sentence], traits: list[Trait], writes: li
     return list(pool)
 
 
-def _scorer(kind: str, n: int, traits: dict[int, Trait], wants: frozenset[str],
-            anchored: set[int]) -> Callable[[Sentence], float]:
-    """A section's score of a sentence; `traits` are the pool's by id (another sentence's are worked out)."""
+def _scores(kind: str, n: int, cands: list[Sentence], traits: dict[int, Trait], wants: frozenset[str],
+            anchored: set[int]) -> list[float]:
+    """Each candidate's score for a section of `kind`; `traits` are the pool's by id (another
+    sentence's are worked out). One loop for all candidates: a long session's sections score
+    thousands of sentences each."""
     get = traits.get
-
-    def score(s: Sentence) -> float:
-        r = max(0.0, (s.pos + 1) / n)
+    code_counts = kind not in ("files", "files_changed")
+    out = []
+    for s in cands:
+        r = (s.pos + 1) / n
+        if r < 0.0:
+            r = 0.0
         x = get(id(s)) or _trait(s.label, s.text, wants)
         base = x.base
         if kind == "intent":
@@ -301,29 +317,30 @@ def _scorer(kind: str, n: int, traits: dict[int, Trait], wants: frozenset[str],
             value = 10.0 + r
         else:
             value = base + 3.0 * r
-        if x.code and kind not in ("files", "files_changed"):
+        if x.code and code_counts:
             value -= 2.5           # a line of code is no account of errors, decisions or progress
-        if id(s) in anchored:
+        if anchored and id(s) in anchored:
             value += 2.0           # a point an earlier compaction kept stays unless room runs out
         if x.focus:
             value += 8.0           # the focus outranks recency: it is what the summary must make room for
         if base == 0 and s.label.startswith("[Harness"):
             value -= 2.0           # harness framing, not content
-        return value
-    return score
+        out.append(value)
+    return out
 
 
-def _fit(cands: list[Sentence], score: Callable[[Sentence], float], budget: int, tok: Tokenizer,
-         origin: dict[int, tuple]) -> list[Sentence]:
+def _fit(cands: list[Sentence], scores: list[float], budget: int, tok: Tokenizer, origin: Origins) -> list[Sentence]:
     """The best-scoring sentences within `budget` tokens, as rendered lines: best first, the later of
-    equals first, then the earlier candidate (a heap: the budget is met long before the list ends)."""
-    ranked = [(-value, -s.pos, k, value, s) for k, s in enumerate(cands) for value in (score(s),)]
-    heapify(ranked)
+    equals first, then the earlier candidate."""
+    # two stable sorts of the indices (ints and floats: no tuple per candidate), the later one first
+    by_pos = sorted(range(len(cands)), key=[-s.pos for s in cands].__getitem__)
     chosen, used = [], 0
-    while ranked:
-        _, _, _, value, s = heappop(ranked)
+    for k in sorted(by_pos, key=[-v for v in scores].__getitem__):
+        s, value = cands[k], scores[k]
         if value < WORTH:
             break
+        if s.tokens < 0:
+            s.tokens = tok.count(s.text)
         cost = s.tokens + 4
         if used + cost <= budget:
             chosen.append((value, s))

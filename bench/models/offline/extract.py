@@ -70,11 +70,11 @@ def counted(text: str, label: str, user_role: bool, tok: Tokenizer) -> tuple[tup
     """A message's (label, sentence, key, tokens) rows, from its text, label (`label_of`) and role:
     `sentences` of one message as tuples, cached, since a long session's summaries and writer
     answers read thousands of messages, nearly all of them read by earlier ones of the session."""
-    return tuple((lab, s, key, tok.count(s)) for lab, s, key in _split(text, label, user_role))
+    return tuple((lab, s, key, tok.count(s)) for lab, s, key in split(text, label, user_role))
 
 
 @lru_cache(maxsize=1 << 16)
-def _split(text: str, label: str, user_role: bool) -> tuple[tuple[str, str, str], ...]:
+def split(text: str, label: str, user_role: bool) -> tuple[tuple[str, str, str], ...]:
     """A message's (label, sentence, normalised sentence) triples; cached, since a long session's
     contexts share most messages."""
     out = []
@@ -156,11 +156,12 @@ def summary(messages: Sequence[Message], budget: int, tok: Tokenizer) -> str:
     pool = _Pool([_read(m.text, label_of(m), m.role == "user") for m in messages])
     if not pool.size:
         return tok.truncate(HEADER, budget)
-    flat = list(chain.from_iterable(counted(m.text, label_of(m), m.role == "user", tok) for m in messages))
-    kept = [flat[row] for row in pool.rows]         # (label, text, key, tokens); position = index
+    labels = list(chain.from_iterable(r.labels for r in pool.reads))
+    texts = list(chain.from_iterable(r.texts for r in pool.reads))
+    kept = [(labels[row], texts[row]) for row in pool.rows]     # position = index
     n = len(kept)
     # the newest sentence weighs like a user's word
-    scores = [said_salience(label, text) + 3.0 * (i + 1) / n for i, (label, text, _, _) in enumerate(kept)]
+    scores = [said_salience(label, text) + 3.0 * (i + 1) / n for i, (label, text) in enumerate(kept)]
     # best first, the later of equals first (a stable sort of the positions from the last)
     order = sorted(range(n - 1, -1, -1), key=scores.__getitem__, reverse=True)
     chosen: list[Sentence] = []
@@ -168,7 +169,8 @@ def summary(messages: Sequence[Message], budget: int, tok: Tokenizer) -> str:
     for i in order:
         if used + 5 > budget:        # no sentence fits any more: each costs at least 1 + 4
             break
-        label, text, _, size = kept[i]
+        label, text = kept[i]
+        size = tok.count(text)       # counted only when reached: most sentences of a long pool never are
         cost = size + 4              # label and line framing, an upper bound
         if used + cost <= budget:
             chosen.append(Sentence(i, label, text, size, scores[i]))
@@ -178,8 +180,8 @@ def summary(messages: Sequence[Message], budget: int, tok: Tokenizer) -> str:
         chosen.remove(min(chosen, key=lambda s: (s.score, s.pos)))
         text = render(chosen)
     if not chosen:  # not even one sentence fits: the best one, cut
-        label, best, _, size = kept[order[0]]
-        text = tok.truncate(render([Sentence(order[0], label, best, size, scores[order[0]])]), budget)
+        label, best = kept[order[0]]
+        text = tok.truncate(render([Sentence(order[0], label, best, tok.count(best), scores[order[0]])]), budget)
     return text
 
 
@@ -202,10 +204,9 @@ JOINED = re.compile(r"\w[/:]\w")     # a word that joins pieces of a path or an 
 def terms(text: str) -> frozenset[str]:
     """Content words, stemmed so 'reviewed' meets 'review'; a path also gives
     its pieces, so 'bar.ts' meets 'src/upstream/bar.ts:88'."""
-    out: set[str] = set()
-    for word in WORD.findall(text.lower()):
-        out.update(_word_terms(word))
-    return frozenset(out)
+    # a set filled word by word, then frozen: the same order of insertion (and so of iteration) as
+    # updating it per word, without a Python loop over the words
+    return frozenset(set(chain.from_iterable(map(_word_terms, WORD.findall(text.lower())))))
 
 
 @lru_cache(maxsize=1 << 18)
@@ -313,7 +314,7 @@ def _score(pos: int, label: str, text: str, hits: set[str], df: dict[str, int], 
 
 @lru_cache(maxsize=1 << 14)
 def _read(text: str, label: str, user_role: bool) -> Read:
-    return Read(_split(text, label, user_role))
+    return Read(split(text, label, user_role))
 
 
 class _Pool:
