@@ -308,6 +308,17 @@ def mention(item: str) -> re.Pattern[str]:
     return re.compile(left + re.escape(t) + right)
 
 
+class Mention:
+    """`mention(item)` tried only on a text that holds the id's text: a mention always does, and the
+    pattern's leading look-behind makes the regex try every position of a long text."""
+
+    def __init__(self, item: str):
+        self.text, self.pattern = normalize(item), mention(item)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text) if self.text in text else None
+
+
 def mentions(text: str, term: str) -> bool:
     """Whole-token match on normalised text, so 'no' is not found inside 'know' (probe grading, the
     validator's checks of probes and system prompts)."""
@@ -381,6 +392,14 @@ class Items:
     def pattern(self) -> re.Pattern[str] | None:
         return _alternation(self.patterns, self.by_text)
 
+    @cached_property
+    def _literal(self) -> re.Pattern[str] | None:
+        return re.compile("|".join(re.escape(t) for t in self.by_text)) if self.by_text else None
+
+    def named(self, text: str) -> bool:
+        """Whether `text` holds some id's text, as every mention does (one regex search, not a loop)."""
+        return self._literal is not None and self._literal.search(text) is not None
+
     def _candidates(self, text: str, words: set[str] | None = None) -> list[str]:
         words = words if words is not None else words_of(text)
         if len(words) < len(self.first):
@@ -408,9 +427,9 @@ class Items:
         if len(self.by_text) > 64:
             pattern = self.pattern
         else:
-            present = frozenset(t for t in self.by_text if t in text)
-            if not present:
+            if not self.named(text):
                 return []
+            present = frozenset(t for t in self.by_text if t in text)
             pattern = self._patterns.get(present)
             if pattern is None:
                 if len(self._patterns) > 4096:
@@ -463,7 +482,7 @@ def latest_claims(units_: Iterable[Unit], items: Items, state: dict[str, str] | 
     out = dict(state or {})
     head_next = ""
     for u in units_:
-        if not u.sentence:
+        if not u.sentence or not items.named(u.scope):     # a unit that names no item claims nothing
             continue
         said = claims(u.scope, items)
         if said and u.head and NEXT.search(u.head) and not claims(u.text, items):
@@ -517,6 +536,6 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
 
 
 __all__ = ["Unit", "units", "together", "cooccur", "ended", "polarity", "same_rule", "without",
-           "restated", "sourced", "LABEL", "goal_done", "mention", "mentions", "KeyIndex", "Items", "verdict",
-           "advance", "latest_claims", "claims", "keys_of", "SEP", "IDENTIFIER", "tokens", "identifier",
+           "restated", "sourced", "LABEL", "goal_done", "mention", "Mention", "mentions", "KeyIndex", "Items",
+           "verdict", "advance", "latest_claims", "claims", "keys_of", "SEP", "IDENTIFIER", "tokens", "identifier",
            "descriptive", "ordinary"]

@@ -107,3 +107,20 @@ def csv_rows(path):
 
     with path.open() as fh:
         return list(csv.DictReader(fh))
+
+
+def test_a_worker_shares_one_judge_among_copies_of_a_scenario():
+    """Each cell reaches a worker process as its own unpickled copy: an equal scenario gets the same
+    Judge (and its findings per message), a changed one its own."""
+    import pickle
+    from dataclasses import replace
+
+    from bench.scoring import judge_for
+    from bench.tokens import tokenizer
+
+    s, tok = cell().scenario, tokenizer()
+    copy = pickle.loads(pickle.dumps(s))
+    assert copy is not s and judge_for(copy, tok, True) is judge_for(s, tok, True)
+    changed = replace(s, system=s.system + " Be brief.")
+    assert judge_for(changed, tok, True) is not judge_for(s, tok, True)
+    assert judge_for(s, tok, False) is not judge_for(s, tok, True)

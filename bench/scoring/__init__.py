@@ -85,10 +85,12 @@ _JUDGES: dict[tuple, Judge] = {}
 
 def judge_for(scenario: Any, tok: Any, markers: bool) -> Judge:
     """One Judge per scenario and marker setting in this process, so cells of a scenario share the
-    findings of the messages they have in common (every event's own rendering)."""
-    key = (scenario.id, scenario.path, id(scenario), tok.encoding_name, markers)
+    findings of the messages they have in common (every event's own rendering). A worker process gets
+    each cell's scenario as its own copy (unpickled), so a Judge is reused for an equal scenario, not
+    only for the same object."""
+    key = (scenario.id, scenario.path, tok.encoding_name, markers)
     j = _JUDGES.get(key)
-    if j is None:
+    if j is None or (j.s is not scenario and j.s != scenario):
         if len(_JUDGES) > 8:
             _JUDGES.clear()
         j = _JUDGES[key] = Judge(scenario, tok, markers)

@@ -113,7 +113,7 @@ class Judge:
         self.facts = [(f.id, k(f.keys)) for f in t.facts]
         self.decisions = [(d.id, k(d.keys), k(d.rejected)) for d in t.decisions]
         self.items = {w.id: U.Items(it.id for it in w.items) for w in t.workstreams if w.items}
-        self.first = {w.id: U.mention(w.items[0].id) for w in t.workstreams if w.items}
+        self.first = {w.id: U.Mention(w.items[0].id) for w in t.workstreams if w.items}
         self.words = [(e.id, s) for e in scenario.events if e.role == "user" and scenario.imported
                       for s in (first_sentence(e.text),) if s]
         # The user's own items (said in a user's message): credited only where the context presents

@@ -110,7 +110,7 @@ def part_units(text: str) -> list[Unit]:
     text, and the same part recurs in the messages of later compactions. Callers never change the list."""
     got = _UNITS.get(text)
     if got is None:
-        if len(_UNITS) > 4096:
+        if len(_UNITS) > 256:      # a bound on what a worker keeps: the reuse is mostly within a message
             _UNITS.clear()
         got = _UNITS[text] = units(text)
     return got
