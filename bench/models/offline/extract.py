@@ -204,9 +204,13 @@ JOINED = re.compile(r"\w[/:]\w")     # a word that joins pieces of a path or an 
 def terms(text: str) -> frozenset[str]:
     """Content words, stemmed so 'reviewed' meets 'review'; a path also gives
     its pieces, so 'bar.ts' meets 'src/upstream/bar.ts:88'."""
-    # a set filled word by word, then frozen: the same order of insertion (and so of iteration) as
-    # updating it per word, without a Python loop over the words
-    return frozenset(set(chain.from_iterable(map(_word_terms, WORD.findall(text.lower())))))
+    return frozenset(term_set(text))
+
+
+def term_set(text: str) -> set[str]:
+    """`terms` as a plain set, uncached (a message's word index reads each sentence once): filled
+    word by word, so `terms` freezes it in the same order of insertion, and of iteration, as ever."""
+    return set(chain.from_iterable(map(_word_terms, WORD.findall(text.lower()))))
 
 
 @lru_cache(maxsize=1 << 18)
@@ -360,7 +364,7 @@ class _Pool:
         df: dict[str, int] = {}
         hit: dict[int, tuple[Read, int]] = {}
         for b, r in zip(self.bases, self.reads):
-            where = r.where(terms)
+            where = r.where(term_set)
             for w in want:
                 for j in where.get(w, ()):
                     if self.has(r, j, b + j):
