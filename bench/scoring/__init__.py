@@ -225,7 +225,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
         nonlocal prev
         prev = r
         meter.add(r)
-        if r.kind == "agent":
+        if r.kind == "agent" and len(targets) < len(probes):
             at = timeline.pos.get(r.record.get("event"), 0)
             for p in probes:
                 if p.id not in targets and timeline.pos.get(p.at, 0) < at:

@@ -133,7 +133,7 @@ class Judge:
 
     def hits(self, m: Message) -> Hits:
         verbatim = self.verbatim.get(m.id) == m.hash and m.from_event and not m.parts
-        key = (m.hash, verbatim, m.tag, tuple((p.tag, len(p.text)) for p in m.parts))   # parts join to the text
+        key = (m.hash, verbatim, m.tag, tuple((p.tag, len(p.text)) for p in m.parts) if m.parts else ())   # parts join to the text
         found = self.cache.get(key)
         if found is None:
             found = self.cache[key] = self._hits(read(m, verbatim, self.said), m, verbatim)
@@ -307,20 +307,21 @@ class Running:
     def request(self, messages: list[Message]) -> Hits:
         before, step = self.messages, self.STEP
         n = min(len(messages), len(before))
-        if messages[:n] == before[:n]:
-            same = n
-        else:
-            same = next(i for i, (a, b) in enumerate(zip(messages, before)) if a is not b and a != b)
-        if same == len(before):
-            start, out = same, self.found
-        else:
-            start = same // step * step
+        if messages[:n] == before[:n] and n == len(before):
+            start, out = n, self.found
+        else:       # the first STEP-message block that differs (list compares, in C) starts again from its mark
+            start = 0
+            while start < n and messages[start:min(start + step, n)] == before[start:min(start + step, n)]:
+                start += step
+            start = min(start, n // step * step)    # a request cut short of the previous one: its last mark
             out = self.marks[start // step]
         del self.marks[start // step + 1:]
         owned = False       # `out` is a mark or the previous request's: copied before it changes
-        shows = self.judge.shows
+        seen, shows = self.judge.seen, self.judge.shows
         for i in range(start, len(messages)):
-            h = shows(messages[i])
+            m = messages[i]
+            got = seen.get(id(m))
+            h = got[1] if got is not None and got[0] is m else shows(m)
             if h is not None:
                 if not owned:
                     out, owned = out.copy(), True
