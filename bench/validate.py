@@ -552,8 +552,9 @@ def _warnings(ck: _Check, s: Scenario) -> None:
             if where:
                 ck.warn(("probes", i, "expect"), f"expected term '{term}' appears in {where}, so an answer can pass "
                                                  f"without knowing anything: reword the question or expect another term")
+    texts = [normalize(e.text) for e in s.events] if t.workstreams else []
     for i, w in enumerate(t.workstreams):
-        why = standing(s, w)
+        why = standing(s, w, texts)
         if why:
             ck.warn(("truth", "workstreams", i), f"the record does not show where it stands: {why}")
 
@@ -561,12 +562,13 @@ def _warnings(ck: _Check, s: Scenario) -> None:
 IN_SYSTEM = "it is rebuilt for every request, so it can never be lost: choose a key that is not there"
 
 
-def standing(s: Scenario, w: Workstream) -> str:
+def standing(s: Scenario, w: Workstream, texts: list[str] | None = None) -> str:
     """Replay a workstream the way the oracle sees it (every event before each request) and say at
     which assistant event its record first fails to show where the work stands ('' when it never
     does): before any item is done the first item must be named; after, the latest sentence that
     claims an item done or next must name the last finished item as done or the next one as next,
-    and claim no finished item as next and no unfinished one as done."""
+    and claim no finished item as next and no unfinished one as done. `texts`: the events' normalised
+    texts, shared by a scenario's workstreams."""
     if not w.items:
         return ""
     pos = {e.id: i for i, e in enumerate(s.events)}
@@ -588,7 +590,9 @@ def standing(s: Scenario, w: Workstream) -> str:
                     why = _position(said, said_at, last, nxt.id, {w.items[k].id for k in done})
                     if why:
                         return f"at event {e.id} {why}"
-        text = normalize(e.text)
+        text = texts[i] if texts is not None else normalize(e.text)
+        if not items.named(text):                # most events name no item: one regex search says so
+            continue
         here = items.within(text)                # the ids this event names, as the scorer narrows them
         if not here:
             continue
