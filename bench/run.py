@@ -507,7 +507,7 @@ def _run_cells_in(out: Path, cells: list[Cell], cfg: Any) -> int:
 
         write_spread(out)
         try:
-            write_report(out)
+            write_report(out, list({c.scenario.path: c.scenario for c in cells}.values()))
         except (OSError, BadInput) as exc:   # the cells are stored; only the report is missing
             why = exc.problems[0] if isinstance(exc, BadInput) else f"{exc.strerror or exc}: {exc.filename or out}"
             failures.append(f"report not written: {why} (fix it, then `compaction-bench report {out}`)")

@@ -214,3 +214,27 @@ def test_a_leak_is_shown_with_the_sentence_that_carried_it(tmp_path):
     row = next(line for line in part.splitlines() if line.startswith("| naive | offline | injected-watch"))
     cells = [c.strip() for c in row.split("|")[1:-1]]
     assert cells[3] == leaks.iloc[0]["item"] and cells[5].startswith("request ") and len(cells[7]) > 20
+
+
+def test_figures_drawn_in_a_second_process_are_the_ones_drawn_here(run, tmp_path, monkeypatch):
+    """The Painter moves drawing to another process for speed only: the files must not change."""
+    import shutil
+
+    from bench.report import figures, write_report
+
+    outs, init = {}, figures.Painter.__init__
+    for parallel in (True, False):
+        copy = tmp_path / f"p{parallel}"
+        shutil.copytree(run, copy, ignore=shutil.ignore_patterns("figures", "report.*", ".report-cache"))
+        monkeypatch.setattr(figures.Painter, "__init__", _forced(init, parallel))
+        write_report(copy)
+        outs[parallel] = ({p.name: p.read_bytes() for p in (copy / "figures").glob("*.png")},
+                          (copy / "report.html").read_text().replace(copy.name, "RUN"))
+    assert outs[True][0] and outs[True] == outs[False]
+
+
+def _forced(init, parallel):
+    def forced(self, _=None):
+        init(self, parallel)
+        assert (self.pool is not None) == parallel
+    return forced

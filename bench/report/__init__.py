@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..errors import BadInput
 from .render import Doc, Table, markdown, to_html
+
+if TYPE_CHECKING:
+    from ..scenario import Scenario
 
 USAGE = "usage: compaction-bench report RUN_DIR"
 OFFLINE_NOTE = ("`offline` is the built-in deterministic extractive stand-in (it keeps original sentences under "
@@ -21,10 +24,15 @@ OFFLINE_NOTE = ("`offline` is the built-in deterministic extractive stand-in (it
                 "(`markers=false`); its stress profiles (`offline:NAME`) err on purpose and can leak.")
 
 
-def write_report(run_dir: Path) -> Path:
-    """Write report.md, report.html and figures/*.png into `run_dir`; returns report.md's path."""
+def write_report(run_dir: Path, scenarios: Iterable[Scenario] = ()) -> Path:
+    """Write report.md, report.html and figures/*.png into `run_dir`; returns report.md's path.
+    `scenarios`: the run's, when the caller has them loaded (else they are read from config.yaml's paths)."""
+    from .figures import Painter
+
     run_dir = Path(run_dir)
-    doc = build(run_dir)
+    with Painter() as paint:
+        doc = build(run_dir, scenarios, paint)
+        doc.resolve()
     figures = run_dir / "figures"
     figures.mkdir(exist_ok=True)
     for f in doc.figures():
@@ -59,7 +67,9 @@ def _config(run_dir: Path) -> dict[str, Any]:
     return cfg
 
 
-def build(run_dir: Path) -> Doc:
+def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[..., Any] | None = None) -> Doc:
+    """The report as blocks; `paint(figure_function, *args)` draws a figure (a `figures.Painter` draws it
+    in another process; the default, here)."""
     import pandas as pd
 
     from ..logs import read_jsonl
@@ -68,6 +78,7 @@ def build(run_dir: Path) -> Doc:
     from . import data, figures, headline
     from . import sections as S
 
+    paint = paint or (lambda draw, *a, **kw: draw(*a, **kw))
     summary = load(run_dir)
     checks = load(run_dir, "checks") if (run_dir / "checks.csv").exists() else pd.DataFrame(
         columns=["scenario", "strategy", "writer", "window", "seed", "metric", "point", "check_point", "score",
@@ -114,7 +125,7 @@ def build(run_dir: Path) -> Doc:
                                                     "strategy's; left out of the means above."))
 
     doc.h("The sawtooth")
-    doc.figure(figures.sawtooth(S.sawtooth_series(records, compactions, main, cfg),
+    doc.figure(paint(figures.sawtooth, S.sawtooth_series(records, compactions, main, cfg),
                                 "Tokens sent per agent request against request number, one panel per scenario "
                                 "(the headline's writer; a scenario's first window): the window (solid), the "
                                 "default trigger min(0.9 window, window - reserve - margin) (dotted; a strategy "
@@ -126,7 +137,7 @@ def build(run_dir: Path) -> Doc:
     ccols = ["strategy", *data.present(per, cost + ["cost_vs_full"])]
     doc.table(Table(ccols, S.rows(per, ccols), "Tokens and cost: means per cell (one session)."))
     _intervals(doc, scored, quality, run_dir)
-    doc.figure(figures.bars(per, "strategy", data.present(per, ["goal_retention", "constraint_fidelity",
+    doc.figure(paint(figures.bars, per, "strategy", data.present(per, ["goal_retention", "constraint_fidelity",
                                                                 "fact_retention", "provenance_leakage"]),
                             "quality", "Goal retention, constraint fidelity, fact retention (higher is better) "
                                        "and provenance leakage (lower is better): cell means per strategy.",
@@ -136,19 +147,19 @@ def build(run_dir: Path) -> Doc:
         ocols = list(outcomes.columns)
         doc.table(Table(ocols, S.rows(outcomes, ocols), "Compaction attempts over all cells: failed (nothing "
                                                         "changed), fell back (and to what), needed a repair."))
-    S.lost(doc, Run(run_dir, cfg), checks, mine, summary, compactions, records)
+    S.lost(doc, Run(run_dir, cfg, scenarios), checks, mine, summary, compactions, records)
     S.robustness(doc, summary)
     S.writers(doc, summary, compactions, cfg, quality)
 
     doc.h("Drift under repeated compaction")
-    doc.figure(figures.drift(data.drift(mine),
+    doc.figure(paint(figures.drift, data.drift(mine),
                              "Change in score since the cell's first check point (the first request after its "
                              "first compaction) against the number of compactions so far, in bins 1, 2, 3-4, "
                              "5-8, ...; averaged over cells, so a scenario's size or difficulty cancels out "
                              "(from checks.csv).", colours))
 
     doc.h("Cost against retention")
-    doc.figure(figures.scatter(scored, "cost_vs_full", "retention", "cost",
+    doc.figure(paint(figures.scatter, scored, "cost_vs_full", "retention", "cost",
                                "One point per cell: its cost relative to `full` on the same scenario (1 = the "
                                "oracle's cost; dashed) against its mean retention (goal, constraints, facts).",
                                colours, xline=1.0))
@@ -160,12 +171,12 @@ def build(run_dir: Path) -> Doc:
         doc.table(Table(gcols, S.rows(grid, gcols), "Each run's logs re-simulated under every bundled profile "
                                                     "(conf/cache/); the run itself used "
                                                     f"`{S.section(cfg, 'cache').get('name', '?')}`."))
-        doc.figure(figures.bars(grid, "strategy", gcols[1:], "cache", "Cache hit rate per strategy and provider.",
+        doc.figure(paint(figures.bars, grid, "strategy", gcols[1:], "cache", "Cache hit rate per strategy and provider.",
                                 colours=colours))
 
     doc.h("Per scenario")
     pivot = scored.pivot_table(index="scenario", columns="strategy", values="retention", aggfunc="mean", sort=False)
-    doc.figure(figures.heatmap(pivot, "scenarios", "Mean retention (goal, constraints, facts) per scenario and "
+    doc.figure(paint(figures.heatmap, pivot, "scenarios", "Mean retention (goal, constraints, facts) per scenario and "
                                                    "strategy (headline cells)."))
     kinds = data.constraint_kinds(mine)
     if not kinds.empty:

@@ -7,6 +7,8 @@ runs), and puts its legend outside the data.
 from __future__ import annotations
 
 import io
+import os
+from concurrent.futures import Future
 
 from .render import Figure
 
@@ -52,6 +54,37 @@ def _plt():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+class Painter:
+    """Draws the report's figures in a second process while this one computes the tables.
+
+    Drawing is about half of a report's CPU (matplotlib's layout and PNG encoding) and needs only the
+    small frames handed to each figure function, so on two cores it costs no wall time. The worker is
+    started clean (forkserver), not forked from a run that may hold threads. On one core, or with
+    `parallel=False`, a figure is drawn here when asked. Use as a context manager."""
+
+    def __init__(self, parallel: bool | None = None):
+        if parallel is None:
+            parallel = len(os.sched_getaffinity(0)) > 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) > 1
+        self.pool = None
+        if parallel:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
+            self.pool.submit(_plt)          # matplotlib imports there while the first tables are built
+
+    def __call__(self, draw, *args, **kw) -> "Figure | Future | None":
+        """`draw(*args, **kw)`: one of this module's figure functions (a Figure or None), or its future."""
+        return self.pool.submit(draw, *args, **kw) if self.pool is not None else draw(*args, **kw)
+
+    def __enter__(self) -> "Painter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=exc[0] is None, cancel_futures=exc[0] is not None)
 
 
 def _png(fig) -> bytes:

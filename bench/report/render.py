@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,9 +46,15 @@ class Doc:
         """A link to a file beside the report (relative, so the folder can move)."""
         self.blocks.append(("link", (text, href)))
 
-    def figure(self, f: Figure | None) -> None:
+    def figure(self, f: "Figure | Future | None") -> None:
+        """A figure, or the future of one being drawn elsewhere (`figures.Painter`): `resolve()` waits."""
         if f is not None:
             self.blocks.append(("figure", f))
+
+    def resolve(self) -> None:
+        """Every figure drawn: futures replaced by their result, figures that came out empty dropped."""
+        blocks = [(k, b.result() if k == "figure" and isinstance(b, Future) else b) for k, b in self.blocks]
+        self.blocks = [(k, b) for k, b in blocks if b is not None]
 
     def figures(self) -> list[Figure]:
         return [b for kind, b in self.blocks if kind == "figure"]

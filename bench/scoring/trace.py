@@ -8,9 +8,10 @@ encoding; summary.csv the cells; requests.jsonl their requests.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from .. import units as U
 from ..errors import BadInput
@@ -53,11 +54,14 @@ def _key(v: Any) -> str:
 class Run:
     """The scenarios, tokenizer and marker setting a run's cells were scored with."""
 
-    def __init__(self, run_dir: Path, cfg: dict[str, Any]):
+    def __init__(self, run_dir: Path, cfg: dict[str, Any], known: Iterable[Scenario] = ()):
+        """`known`: scenarios the caller loaded from the same config (the run that just ended), so they
+        are not read and validated again; an id two of them share is looked up as usual."""
         self.dir, self.cfg = Path(run_dir), cfg
         self._scenarios: dict[str, Scenario] | None = None
         self._judges: dict[tuple[str, str], Judge] = {}
-        self._one: dict[str, Scenario] = {}
+        ids = Counter(s.id for s in known)
+        self._one: dict[str, Scenario] = {s.id: s for s in known if ids[s.id] == 1}
 
     def _paths(self) -> list[Path]:
         from .. import loader
