@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterator, TextIO
 
 from .errors import BadInput
-from .messages import EVENT_TAGS, Message, Part, make, render_all, system_message
+from .messages import EVENT_TAGS, Message, Part, common_prefix, make, render_all, system_message
 from .scenario import Call, Scenario
 from .tokens import Tokenizer
 
@@ -48,30 +48,34 @@ def identity(m: Message) -> tuple:
     return (m.hash, m.id, m.tag, tuple((p.tag, len(p.text)) for p in m.parts) if m.parts else ())
 
 
-def delta(prev: list[Message], new: list[Message], prev_keys: list[tuple] | None = None) -> tuple[list[Any], list[tuple] | None]:
+def delta(prev: list[Message], new: list[Message], prev_keys: list[tuple | None] | None = None
+          ) -> tuple[list[Any], list[tuple | None] | None]:
     """Runs of the previous request's messages that survive, interleaved with new messages, and the new
-    request's identities when they were built (pass them back as `prev_keys` with the next request).
+    request's identities as far as they were built (pass them back as `prev_keys` with the next request;
+    None where a message was not looked at).
 
-    The common case — the same message objects with more appended — is a C-level list compare
-    (messages compare by identity), so appending stays linear; identities are built only otherwise,
-    each message's once per request. A previous position is used left to right, the first free one
-    with the same identity."""
-    if len(new) >= len(prev) and new[:len(prev)] == prev:
-        return ([[0, len(prev)]] if prev else []) + list(new[len(prev):]), None
-    keys = [identity(m) for m in new]
+    The head both requests share — the same message objects — is found by list compares in C
+    (`common_prefix`), so a request that appends, or rebuilds only its tail, costs what changed; the
+    rest is matched by identity, each message's built once. A previous position is used left to
+    right, the first free one with the same identity."""
+    k = common_prefix(prev, new)
+    seq: list[Any] = [[0, k]] if k else []
+    if k == len(prev):
+        return seq + list(new[k:]), None
+    known = prev_keys[k:] if prev_keys is not None else [None] * (len(prev) - k)
     pos: dict[tuple, list[int]] = {}
-    for i, k in enumerate(prev_keys if prev_keys is not None else map(identity, prev)):
-        pos.setdefault(k, []).append(i)
+    for i, key, m in zip(range(k, len(prev)), known, prev[k:]):
+        pos.setdefault(key if key is not None else identity(m), []).append(i)
+    tail = [identity(m) for m in new[k:]]
     nxt = dict.fromkeys(pos, 0)        # per identity: how many of its positions are behind the cursor
-    seq: list[Any] = []
-    cursor = 0
-    for m, k in zip(new, keys):
-        where = pos.get(k)
+    cursor = k
+    for m, key in zip(new[k:], tail):
+        where = pos.get(key)
         if where is not None:
-            j = nxt[k]
+            j = nxt[key]
             while j < len(where) and where[j] < cursor:
                 j += 1
-            nxt[k] = j
+            nxt[key] = j
             if j < len(where):
                 i = where[j]
                 if seq and isinstance(seq[-1], list) and seq[-1][1] == i:
@@ -81,7 +85,8 @@ def delta(prev: list[Message], new: list[Message], prev_keys: list[tuple] | None
                 cursor = i + 1
                 continue
         seq.append(m)
-    return seq, keys
+    head = prev_keys[:k] if prev_keys is not None else [None] * k
+    return seq, head + tail
 
 
 class RequestLog:
@@ -90,7 +95,7 @@ class RequestLog:
     def __init__(self, fh: TextIO, cell: str, verbatim: dict[str, str]):
         self.fh, self.cell, self.verbatim = fh, cell, verbatim
         self.prev: list[Message] = []
-        self.keys: list[tuple] | None = None     # the identities of `prev`, when the last delta built them
+        self.keys: list[tuple | None] | None = None   # the identities of `prev` the last delta built
         self.count = 0
 
     def follow(self, index: int, messages: list[Message]) -> None:

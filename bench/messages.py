@@ -71,6 +71,23 @@ class Message:
         return out
 
 
+def common_prefix(a: list, b: list) -> int:
+    """How many leading items `a` and `b` share (Messages compare by identity: the same objects), found
+    by slice compares, which run in C: a request that rebuilds its tail after a long kept head costs
+    O(log n) list compares, not a Python loop over the head."""
+    hi = min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    lo, hi = 0, hi - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def _digest(role: str, text: str, calls: tuple[Call, ...], call_id: str | None) -> str:
     h = hashlib.blake2b(digest_size=10)
     h.update(role.encode())

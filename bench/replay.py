@@ -16,7 +16,7 @@ from typing import Any, Sequence, TextIO
 
 from .errors import ModelError
 from .logs import RequestLog
-from .messages import FIELDS, Message, make, render_all, system_message
+from .messages import FIELDS, Message, common_prefix, make, render_all, system_message
 from .models.base import Model, Reply
 from .scenario import Scenario
 from .strategy import Compaction, Session, Strategy, default_reserve, trigger_limit
@@ -83,17 +83,15 @@ class Seal:
                 self.kept.append(m.calls)
 
     def own(self, messages: Sequence[Message], lane: str = "") -> list[Message]:
-        """The copies of a request's messages. A request that starts with the very objects of the
-        lane's previous request (the agent's, or the writer's) reuses their copies: whatever a
+        """The copies of a request's messages. The head a request shares with the lane's previous
+        request (the agent's, or the writer's), the very same objects, reuses their copies: whatever a
         strategy does to an object it already handed over, the copy made then is what is sized,
         logged and scored."""
-        prev_in, prev_out = self.last.get(lane, ((), []))
-        n = len(prev_in)
-        if n and len(messages) >= n and list(messages[:n]) == prev_in:   # identity compare, in C
-            out = prev_out + self._copies(messages[n:])
-        else:
-            out = self._copies(messages)
-        self.last[lane] = (list(messages), out)
+        prev_in, prev_out = self.last.get(lane, ([], []))
+        messages = list(messages)
+        n = common_prefix(prev_in, messages)
+        out = prev_out[:n] + self._copies(messages[n:])
+        self.last[lane] = (messages, out)
         return out
 
     def _copies(self, messages: Sequence[Message]) -> list[Message]:
@@ -127,7 +125,7 @@ class LoggedModel(Model):
     async def chat(self, messages: Sequence[Message], *, tools: list[dict] | None = None,
                    max_tokens: int | None = None, purpose: str = "") -> Reply:
         msgs = self.seal.own(messages, "writer")
-        size = self.tok.request_size([m.tokens for m in msgs])
+        size = self.tok.size_of(msgs)
         if tools:
             size += self.tok.count(json.dumps(tools, sort_keys=True))
         call: dict[str, Any] = {"purpose": purpose, "request_tokens": size}
@@ -180,7 +178,7 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
                     _log_compaction(compactions_fh, cell, strategy, event.id, event.t, log.count, comp,
                                     logged.take_calls(), stats)
                 ctx = seal.own([system, *strategy.context()])
-                size = tok.request_size([m.tokens for m in ctx])
+                size = tok.size_of(ctx)
                 over = size + msg.tokens > opts.window   # the reply must fit too: a provider counts both
                 stats.requests += 1
                 stats.input_tokens += size
