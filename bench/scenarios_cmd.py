@@ -20,7 +20,7 @@ def scenario_tokens(s: Scenario) -> int:
 
     tok = tokenizer()
     msgs = [system_message(tok, s), *render_all(tok, s)]
-    return tok.request_size([m.tokens for m in msgs])
+    return tok.size_of(msgs)
 
 
 CACHE_FILE = "scenario-rows.json"

@@ -46,9 +46,7 @@ class Session:
 
     def size(self, messages: Iterable[Message]) -> int:
         """Tokens of a request made of the system prompt plus `messages`."""
-        counts = [self.system.tokens]
-        counts.extend(m.tokens for m in messages)
-        return self.tok.request_size(counts)
+        return self.tok.size_of(messages) + self.system.tokens + PER_MESSAGE
 
 
 @dataclass

@@ -7,12 +7,15 @@ lets the replay stay linear in the number of events.
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import attrgetter
+from typing import Any, Iterable
 
 from . import env
 
 PER_MESSAGE = 4      # role and framing tokens per chat message
 PER_REQUEST = 3      # reply priming
 DEFAULT_ENCODING = "o200k_base"
+_TOKENS = attrgetter("tokens")
 # Model-family prefixes whose encoding differs from the default.
 ENCODINGS = {"gpt-3.5": "cl100k_base", "text-embedding": "cl100k_base",
              "gpt-4": "cl100k_base", "gpt-4o": "o200k_base", "gpt-4.1": "o200k_base", "o1": "o200k_base",
@@ -63,6 +66,13 @@ class Tokenizer:
     @staticmethod
     def request_size(message_tokens: list[int] | tuple[int, ...]) -> int:
         return sum(message_tokens) + PER_MESSAGE * len(message_tokens) + PER_REQUEST
+
+    @staticmethod
+    def size_of(messages: Iterable[Any]) -> int:
+        """`request_size` of messages (anything with `.tokens`), summed in C: strategies size their
+        whole context on every request."""
+        ms = messages if isinstance(messages, (list, tuple)) else list(messages)
+        return sum(map(_TOKENS, ms)) + PER_MESSAGE * len(ms) + PER_REQUEST
 
 
 @lru_cache(maxsize=None)

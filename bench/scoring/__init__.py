@@ -327,7 +327,7 @@ def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Pa
         for o in outcomes:
             if o.request:
                 target = targets[o.probe.id]
-                log.write(o.request, kind="probe", tokens=tok.request_size([m.tokens for m in o.request]),
+                log.write(o.request, kind="probe", tokens=tok.size_of(o.request),
                           t=target.record.get("t"), probe=o.probe.id, passed=o.passed)
 
 

@@ -157,7 +157,7 @@ class _Asker:
 
     def size(self, msgs: list[Message]) -> int:
         """Tokens of a request of the turn, tool definitions included (as the harness counts it)."""
-        return self.session.tok.request_size([m.tokens for m in msgs]) + self.schema
+        return self.session.tok.size_of(msgs) + self.schema
 
     def room(self, msgs: list[Message]) -> bool:
         return self.size(msgs) + self.session.reserve_output <= self.window

@@ -56,7 +56,7 @@ class OfflineModel(Model):
 
 def read_tokens(messages: Sequence[Message], tools: list[dict] | None, tok: Tokenizer) -> int:
     """Input tokens as the harness counts a request, plus the tool definitions' JSON."""
-    n = tok.request_size([m.tokens for m in messages])
+    n = tok.size_of(messages)
     return n + (tok.count(json.dumps(tools, sort_keys=True)) if tools else 0)
 
 
