@@ -301,7 +301,13 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int) -> tuple[lis
     rows: list[dict] = []
     errors: list[str] = []
     total = len(cells)
-    pools, groups = _pools([c for c in cells if _offline(c)], concurrency)
+    offline = [c for c in cells if _offline(c)]
+    if offline and concurrency > 1:     # loaded once here, the workers fork with it and the report reuses it
+        from .tokens import tokenizer
+
+        for encoding in sorted({c.encoding for c in offline}):
+            tokenizer(encoding)
+    pools, groups = _pools(offline, concurrency)
     index = {c.key: i for i, c in enumerate(cells)}
 
     def failed(cell: Cell, exc: BaseException) -> None:

@@ -61,8 +61,9 @@ class Painter:
 
     Drawing is about half of a report's CPU (matplotlib's layout and PNG encoding) and needs only the
     small frames handed to each figure function, so on two cores it costs no wall time. The worker is
-    started clean (forkserver), not forked from a run that may hold threads. On one core, or with
-    `parallel=False`, a figure is drawn here when asked. Use as a context manager."""
+    forked (as the run's cell workers are) before the report reads the logs: a spawned one would run
+    the caller's main script again, which a script without a `__main__` guard cannot survive. On one
+    core, or with `parallel=False`, a figure is drawn here when asked. Use as a context manager."""
 
     def __init__(self, parallel: bool | None = None):
         if parallel is None:
@@ -72,7 +73,7 @@ class Painter:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
+            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
             self.pool.submit(_plt)          # matplotlib imports there while the first tables are built
 
     def __call__(self, draw, *args, **kw) -> "Figure | Future | None":
