@@ -238,3 +238,18 @@ def _forced(init, parallel):
         init(self, parallel)
         assert (self.pool is not None) == parallel
     return forced
+
+
+def test_a_script_without_a_main_guard_can_write_a_report(run, tmp_path):
+    """The figure worker must not re-run the caller's script (as a spawned process would)."""
+    import shutil
+    import subprocess
+    import sys
+
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy, ignore=shutil.ignore_patterns("figures", "report.*", ".report-cache"))
+    script = tmp_path / "make_report.py"
+    script.write_text(f"from bench.report import write_report\nprint(write_report({str(copy)!r}))\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("report.md") == 1 and (copy / "figures" / "sawtooth.png").exists()
