@@ -13,7 +13,9 @@ External strategies (issue 12): the same 4,000-event replay through `exec` runni
 examples/external/truncate.py takes under 2x the in-process truncate replay, asked before every
 request (`--every-request`: the protocol's worst case, one round trip a request); the figure
 with `wake_above` is printed too. Each side is timed best of `--repeat` (a busy machine's noise
-is one-sided).
+is one-sided). The default offline run (issue 13: every bundled scenario x the default strategies,
+both cores) finishes in under 60 s: `--default-run` times it, split at its first and last finished
+cell (about a minute; measure on an idle machine).
 """
 from __future__ import annotations
 
@@ -170,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--strategy", default="truncate", choices=["truncate", "full"])
     p.add_argument("--encoding", default="o200k_base")
     p.add_argument("--repeat", type=int, default=3, help="external-strategy figures: best of this many replays")
+    p.add_argument("--default-run", action="store_true", help="only time `compaction-bench run` (target < 60 s)")
     a = p.parse_args(argv)
+    if a.default_run:
+        return 0 if default_run_seconds() < 60 else 1
     small, large = (synthetic(n) for n in a.sizes)
     Tokenizer(a.encoding).count("warm up tiktoken")  # load the encoding outside every timing
     floor = floor_seconds(large, a.encoding)
@@ -200,6 +205,28 @@ def main(argv: list[str] | None = None) -> int:
     h = help_seconds()
     print(f"compaction-bench --help: {h:.3f} s (target < 1 s)")
     return 0 if growth <= 5 and ratio <= 3 and scoring <= 1.5 and overhead < 2 and h < 1 else 1
+
+
+def default_run_seconds() -> float:
+    """The default run in a scratch folder, timed from outside: until its first cell is done (config,
+    scenarios, workers), the cells, then the report and summary; CPU of the run and its workers."""
+    import resource
+
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "bench", "run", f"out={tmp}/run"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        marks = [time.perf_counter() for line in proc.stderr if line.startswith("[")]   # "[k/N] cell ..."
+        code = proc.wait()
+        wall = time.perf_counter() - started
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if code or not marks:
+        print(f"default run failed (exit {code})")
+        return float("inf")
+    print(f"default offline run, {len(marks)} cells: {wall:.1f} s wall (target < 60 s) = first cell done at "
+          f"{marks[0] - started:.1f} s + cells {marks[-1] - marks[0]:.1f} s + report and summary "
+          f"{started + wall - marks[-1]:.1f} s; {cpu.ru_utime + cpu.ru_stime:.1f} s CPU (user + system)")
+    return wall
 
 
 def exec_figures(s: Scenario, encoding: str, repeat: int) -> float:
