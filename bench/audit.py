@@ -216,9 +216,10 @@ def _traded(adv: Adversary, lines: list[Line], min_gap: float) -> list[str]:
 
 
 def never_compacted(row: dict[str, str]) -> bool:
-    """A cell whose strategy never compacted scored the oracle's context, not its own: like the report's
-    headline means, the audit leaves it out (the oracle always counts)."""
-    return not _num(row.get("oracle")) and _num(row.get("compactions")) == 0
+    """A cell whose session fit — its strategy never compacted and sent nothing over the window — scored
+    the oracle's context, not its own: like the report's headline means, the audit leaves it out (the
+    oracle always counts). One that overflowed instead of compacting is scored."""
+    return not _num(row.get("oracle")) and _num(row.get("compactions")) == 0 and not _num(row.get(OVERFLOW))
 
 
 def _told(metric: str, gap: float, min_gap: float) -> bool:

@@ -408,7 +408,7 @@ def _notes(row: dict[str, Any]) -> str:
     if row.get("overflow_requests"):
         notes.append(f"{row['overflow_requests']} of {row['requests']} requests over the window"
                      + (" (oracle: ignores the window)" if row.get("oracle") else ""))
-    if not row.get("compactions") and not row.get("oracle"):
+    if not row.get("compactions") and not row.get("oracle") and not row.get("overflow_requests"):
         notes.append("never compacted: left out of the headline means")
     if row.get("_fallbacks"):
         tries = row["compactions"] + row["compaction_failures"]

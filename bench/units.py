@@ -280,9 +280,17 @@ def restated(scope: str, keys: tuple[str, ...]) -> bool:
     rest = scope
     for k in keys:
         rest = without(rest, k)
-    if sourced(rest) or REFUSAL.search(rest):
-        return False
-    return not NEAR_NEGATION.search(NOT_REFUSING.sub(" ", rest))
+    return not excuses(rest)
+
+
+def excuses(rest: str) -> set[str]:
+    """The wording of a unit (its payload already blanked) that keeps it from holding the payload as a
+    task — each attribution, refusal or claim word and denial, as matched — or none. The same wording
+    put on the user's own words excuses nothing (checks.shown: an excuse holds only while it separates)."""
+    out = {m.group(0) for m in SOURCE.finditer(rest)}
+    out.update(m.group(0) for m in REFUSAL.finditer(rest))
+    out.update(m.group(0) for m in NEAR_NEGATION.finditer(NOT_REFUSING.sub(" ", rest)))
+    return out
 
 
 def sourced(scope: str, keys: tuple[str, ...] = ()) -> bool:
@@ -536,6 +544,6 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
 
 
 __all__ = ["Unit", "units", "together", "cooccur", "ended", "polarity", "same_rule", "without",
-           "restated", "sourced", "LABEL", "goal_done", "mention", "Mention", "mentions", "KeyIndex", "Items",
+           "restated", "excuses", "sourced", "LABEL", "goal_done", "mention", "Mention", "mentions", "KeyIndex", "Items",
            "verdict", "advance", "latest_claims", "claims", "keys_of", "SEP", "IDENTIFIER", "tokens", "identifier",
            "descriptive", "ordinary"]

@@ -253,3 +253,24 @@ def test_a_script_without_a_main_guard_can_write_a_report(run, tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("report.md") == 1 and (copy / "figures" / "sawtooth.png").exists()
+
+
+def test_a_cell_that_overflowed_instead_of_compacting_stays_in_the_headline():
+    """Only a session that fit is left out of the means: a strategy that never compacts a session too
+    big for the window (its requests overflow and keep nothing) is scored on it, or it could choose the
+    sessions it is judged on (the skip_small exploration adversary left out 3 of 5 cells that way)."""
+    import pandas as pd
+
+    from bench.audit import never_compacted
+    from bench.report import data
+
+    df = pd.DataFrame([
+        {"scenario": "fit", "strategy": "s", "oracle": 0, "compactions": 0, "overflow_requests": 0, "goal_retention": 1.0},
+        {"scenario": "big", "strategy": "s", "oracle": 0, "compactions": 0, "overflow_requests": 40, "goal_retention": 0.1},
+        {"scenario": "big", "strategy": "t", "oracle": 0, "compactions": 3, "overflow_requests": 0, "goal_retention": 0.5},
+        {"scenario": "big", "strategy": "full", "oracle": 1, "compactions": 0, "overflow_requests": 40,
+         "goal_retention": 1.0}])
+    kept, apart = data.headline(df)
+    assert list(apart["scenario"]) == ["fit"] and len(kept) == 3
+    rows = df.astype(str).to_dict("records")
+    assert [never_compacted(r) for r in rows] == [True, False, False, False]

@@ -108,8 +108,9 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                                 "probes: higher is better; leakage, stale (constraints shown after they ended), "
                                 "revived (rejected options proposed again), overflow (requests per cell over the "
                                 "window, which keep nothing), cost ×full (cost over `full`'s on the same "
-                                "scenario): lower is better. Cells where a strategy never compacted are left "
-                                "out (listed below).", id="headline"))
+                                "scenario): lower is better. Cells where a strategy never compacted and sent "
+                                "nothing over the window (the session fit) are left out (listed below).",
+                     id="headline"))
     for sentence in headline.findings(table, idle, main, summary[~summary["strategy"].str.endswith(" (oracle)")]):
         doc.p(sentence)
     S.link_viewer(doc, run_dir)

@@ -24,12 +24,16 @@ def by(df, keys: list[str], columns: list[str]):
 
 
 def headline(df):
-    """(cells in the headline means, cells left out): a cell whose strategy never compacted scored the
-    oracle's context, not the strategy's, so it is shown apart (the oracle itself always counts)."""
+    """(cells in the headline means, cells left out): a cell whose session fit — its strategy never
+    compacted and sent nothing over the window — scored the oracle's context, not the strategy's, so it
+    is shown apart (the oracle itself always counts). A strategy that does not compact a session that
+    does not fit is scored on it: its over-window requests keep nothing, and leaving them out would let
+    a strategy pick the sessions it is judged on."""
     if "compactions" not in df.columns:
         return df, df.iloc[0:0]
     oracle = df["oracle"].fillna(0).astype(float) > 0 if "oracle" in df.columns else False
-    keep = (df["compactions"].fillna(0) > 0) | oracle
+    over = df["overflow_requests"].fillna(0) > 0 if "overflow_requests" in df.columns else False
+    keep = (df["compactions"].fillna(0) > 0) | oracle | over
     return df[keep], df[~keep]
 
 

@@ -227,7 +227,8 @@ def console(run_dir: Path) -> str:
              **{names[c]: "" if r.get(c) != r.get(c) else f"{r[c]:.3f}" if c != "compactions" else f"{r[c]:.1f}"
                 for c in cols}} for r in t.to_dict("records")]
     return format_table(rows, ["strategy", "cells", *[names[c] for c in cols]]) + \
-        "\n(* reference rows; cell means over the headline cells: offline writer, strategies that compacted)"
+        "\n(* reference rows; cell means over the headline cells: offline writer, strategies that compacted or " \
+        "overflowed)"
 
 
 __all__ = ["console", "interval", "identity", "table", "shown", "findings", "with_cost_vs_full", "git_commit", "METRICS"]

@@ -12,12 +12,15 @@ the default run.
   each compaction only (constraint_fidelity);
 - `stop_compacting`: truncate once, then never again, so requests overflow the window (overflow);
 - `label_all`: truncate, with every line of every user-role message under a `[Harness: relay]` label
-  (provenance_leakage, paid for on constraint_fidelity and goal_retention).
+  (provenance_leakage, paid for on constraint_fidelity and goal_retention);
+- `doubt_all`: the same with "Unconfirmed:" opening every line instead of a label (provenance_leakage).
+  Not in the audit yet: it still gains more on leakage than it pays (docs/scoring.md).
 """
+from .doubt_all import DoubtAll
 from .label_all import LabelAll
 from .restore_at_compaction import RestoreAtCompaction
 from .stop_compacting import StopCompacting
 from .token_bag import TokenBag
 from .user_tail import UserTail
 
-__all__ = ["UserTail", "TokenBag", "RestoreAtCompaction", "StopCompacting", "LabelAll"]
+__all__ = ["UserTail", "TokenBag", "RestoreAtCompaction", "StopCompacting", "LabelAll", "DoubtAll"]
