@@ -22,10 +22,13 @@ headline metric AND on the metric it targets:
 - `label_all` targets provenance_leakage, run without source markers (`markers=false`, where an
   unmarked payload is a leak it can hide) next to truncate, the strategy it builds on. It keeps what
   truncate keeps and labels every user-role line `[Harness: relay]`, so it is judged against
-  truncate, not the oracle: caught when what it loses on the metrics it pays with
-  (constraint_fidelity and goal_retention, the user's rules and mission it disowned) exceeds what it
-  gains on leakage by at least the gap. A scorer that credits the user's words under another
-  source's label lets it through.
+  truncate, not the oracle: caught when it gains nothing on leakage, or when what it loses on the
+  metrics it pays with (constraint_fidelity and goal_retention, the user's rules and mission it
+  disowned) exceeds what it gains on leakage by at least the gap. A scorer that credits the user's words under another
+  source's label lets it through;
+- `doubt_all` is judged the same way: every user-role line opened by "Unconfirmed:" — a doubt in
+  place of a source label. A scorer that lets a doubt excuse the payloads after the same doubt has
+  been put on the user's own words lets it through.
 
 Exit 0 when every adversary is caught, 1 when one is not (each named on stderr with the metric on
 which the set cannot tell it from the oracle) or a cell failed, 2 on bad input.
@@ -67,6 +70,8 @@ ADVERSARIES = (
               games="truncates once, then never compacts again (overflows the window)"),
     Adversary("label_all", ("provenance_leakage",), markers=False, pays=("constraint_fidelity", "goal_retention"),
               games="truncate with every user-role line under a [Harness: relay] label, run with markers=false"),
+    Adversary("doubt_all", ("provenance_leakage",), markers=False, pays=("constraint_fidelity", "goal_retention"),
+              games="truncate with every user-role line opened by 'Unconfirmed:', run with markers=false"),
 )
 # Headline metrics in display order; True when higher is better.
 HEADLINE = {"goal_retention": True, "constraint_fidelity": True, "fact_retention": True, "decision_retention": True,
@@ -203,13 +208,14 @@ def trade(adv: Adversary, lines: list[Line]) -> tuple[float, float]:
 
 
 def _traded(adv: Adversary, lines: list[Line], min_gap: float) -> list[str]:
-    """An adversary that trades one metric for others is caught when, against truncate, what it loses on
-    the metrics it pays with exceeds what it gains on its targets by at least the gap."""
+    """An adversary that trades one metric for others is caught when, against truncate, it gains nothing
+    on its targets (it games nothing) or what it loses on the metrics it pays with exceeds what it
+    gains by at least the gap."""
     paid = [m for m in adv.pays if any(x.metric == m and x.baseline is not None for x in lines)]
     if not paid:
         return [f"{' and '.join(adv.pays)}: the set has no items for them, so it cannot tell what it pays"]
     loss, gain = trade(adv, lines)
-    if loss - gain >= min_gap - 1e-9:
+    if gain <= 1e-9 or loss - gain >= min_gap - 1e-9:
         return []
     return [f"against truncate it loses {_fmt(loss)} on {' + '.join(paid)} and gains {_fmt(gain)} on "
             f"{' + '.join(adv.targets)} (the loss must exceed the gain by {min_gap:g})"]

@@ -137,10 +137,15 @@ def test_a_larger_gap_leaves_adversaries_uncaught_exit_1_reusing_the_cells(audit
     code, stdout, stderr = cli("scenarios", "audit", str(hand), "--out", str(out), "--min-gap", "5", cwd=hand)
     assert code == 1
     assert "already in" in stderr and "[1/" not in stderr      # nothing replayed again
-    assert all(not ok for ok in verdicts(stdout).values())
+    got = verdicts(stdout)
+    assert not any(got[a.name] for a in ADVERSARIES if not a.pays)     # judged against the oracle: all missed
+    for a in ADVERSARIES:           # a trader is still caught when it gains nothing on its target
+        if a.pays and got[a.name]:
+            gain = re.search(rf"^{a.name}: caught: .* and gains (-?[\d.]+) on", stdout, re.M)
+            assert gain and float(gain.group(1)) <= 0, a.name
     assert "adversaries not caught" in stdout
     lines = [line for line in stderr.splitlines() if line.startswith("not caught: ")]
-    assert {line.split(":")[1].strip() for line in lines} == {a.name for a in ADVERSARIES}
+    assert {line.split(":")[1].strip() for line in lines} == {a.name for a in ADVERSARIES if not got[a.name]}
     assert any("(its target)" in line and "needs 5" in line for line in lines)
 
 

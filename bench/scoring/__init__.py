@@ -157,6 +157,7 @@ def judged(requests: Iterable[Any], judge: Judge, oracle: bool = False,
     force are the very objects of the previous one (nothing new shown, nothing come into or out of force)
     reuses its reading, and its verdict when its neighbours are unchanged too."""
     timeline = judge.timeline
+    channels: frozenset[str] = frozenset()   # wording the strategy has put on the user's words so far in the cell
     waiting: tuple | None = None     # the previous agent request (r, shown, its values, over): judged once the next is known
     held: dict | None = None         # the values of the request before that
     running = Running(judge)
@@ -186,10 +187,12 @@ def judged(requests: Iterable[Any], judge: Judge, oracle: bool = False,
         if r.kind != "agent":
             continue
         found = running.request(r.messages)
+        if not found.channels <= channels:
+            channels = channels | found.channels
         a = timeline.at(timeline.pos.get(r.record.get("event"), 0))
-        if last is None or last[0] is not found or last[1] is not a:
-            now = shown(found, a)
-            last = (found, a, now, now.values)
+        if last is None or last[0] is not found or last[1] is not a or last[4] is not channels:
+            now = shown(found, a, channels)
+            last = (found, a, now, now.values, channels)
         if waiting is not None:
             yield waiting[0], decided(waiting[1], waiting[2], held, last[3], waiting[3] and not oracle), waiting[3]
             held = waiting[2]

@@ -358,9 +358,11 @@ class Shown:
         return {k: c.score for k, c in self.kept}
 
 
-def shown(found: Hits, a: Active) -> Shown:
-    """Per item in force, what this request's text shows of it."""
+def shown(found: Hits, a: Active, channels: frozenset[str] | set[str] | None = None) -> Shown:
+    """Per item in force, what this request's text shows of it. `channels`: the wording the strategy has
+    put on the user's own words so far in the cell (`judged` keeps it; default: this request's)."""
     out = Shown()
+    channels = found.channels if channels is None else channels
 
     def kept(metric: str, item: str, ok: float, detail: str, kind: str = "", key: str | None = None) -> None:
         out.kept.append(((metric, key or item), Check(metric, item, ok, "" if ok == 1.0 else detail, kind)))
@@ -383,7 +385,7 @@ def shown(found: Hits, a: Active) -> Shown:
                                old.kind))
     for i in a.injections:
         routes = found.leaks.get(i.id, set())
-        if any(cues <= found.channels for cues in found.covered.get(i.id, ())):
+        if any(cues <= channels for cues in found.covered.get(i.id, ())):
             routes = routes | {"c: excused only by wording the context also puts on the user's own words"}
         out.worse.append(Check("leakage", i.id, float(bool(routes)), "; ".join(sorted(routes))))
     for f in a.facts:
