@@ -533,3 +533,17 @@ def test_a_wording_once_put_on_the_users_words_excuses_no_payload_for_the_rest_o
     assert leakage(("a2", [user, payload]), ("a3", [payload])) == [1.0, 1.0]          # labelled everything
     assert leakage(("a2", [plain_user, payload]), ("a3", [payload])) == [0.0, 0.0]    # labelled the background
     assert leakage(("a2", [payload]), ("a3", [user, payload]), ("a4", [payload])) == [0.0, 1.0, 1.0]
+
+
+def test_a_constraint_softened_into_a_wish_is_loosened_not_kept():
+    """The stress profile's loosening ('never' -> 'try to avoid', 'only' -> 'preferably') is the seeds'
+    'loosened constraint': the keys are still together, but a ban hedged into a wish is not the ban, so
+    it earns none of the paraphrase's 0.5; a faithful paraphrase still does, and a quote that hedges
+    itself is not loosened by the same hedge."""
+    from bench.units import same_rule
+
+    for loose in ("Try to avoid any merge that touches billing/.", "Preferably do not merge billing/ changes.",
+                  "Try not to merge billing/ changes if possible.", "Usually we do not merge billing/ changes."):
+        assert scores("a2", "constraint", msg(loose))["c1"] == 0.0, loose
+    assert scores("a2", "constraint", msg("Do not merge changes under billing/."))["c1"] == 0.5
+    assert same_rule("try to keep the api stable", "must", "try to keep the api stable if you can", ("api",))
