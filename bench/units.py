@@ -195,6 +195,9 @@ RELEASE = re.compile(r"\b(no need|needn['’]t|not necessary|not required|no lon
 SOFTENED = re.compile(r"\b(try(?:ing)? (?:not )?to|preferabl[ey]|ideally|if (?:at all )?possible|where possible|"
                       r"when(?:ever)? possible|as (?:much|far) as possible|usually|generally|typically|mostly|"
                       r"normally|when you can|if you can|might want to|it would be (?:nice|good|best)|best effort)\b")
+# An obligation the quote states outright ('must', 'have to', 'cannot'), which a paraphrase that only says
+# 'should' weakens into advice.
+OBLIGED = re.compile(r"\b(must|have to|has to|need(?:s)? to|required|requires?|cannot|can['’]t|may not|not allowed)\b")
 # A permission or preference denied ('may not', "don't", 'avoid', 'instead of').
 DENIAL = re.compile(r"\b(may not|can['’]t|cannot|can not|not allowed|not permitted|no longer|never|must not|"
                     r"don['’]t|do not|avoid\w*|stop|no more|instead of|isn['’]t allowed)\b")
@@ -204,7 +207,7 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     """Whether a unit that holds a constraint's keys still states the same kind of rule as its quote:
     a ban, a must or a reporting rule keeps a restriction, lifts none ('Billing must wait until ...'
     yes, 'no need to wait' no) and is not softened into a wish ('try to avoid', 'preferably', 'usually',
-    unless the quote says so too); an authorization keeps its permission and denies none; a preference
+    unless the quote says so too, nor an outright obligation into 'should'); an authorization keeps its permission and denies none; a preference
     is not turned into its opposite. A quote that its kind's cues do not describe falls back to
     comparing polarity (the parity of negation cues). The keys themselves are left out ('sign-off' is no
     reporting cue of its own). This is a lexical reading: it tells a kept rule from a lost or turned one
@@ -215,6 +218,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     if kind in ("ban", "must", "reporting"):
         if SOFTENED.search(scope) and not SOFTENED.search(quote):
             return False        # loosened: 'Never merge billing/' kept as 'try to avoid merging billing/'
+        if OBLIGED.search(quote) and not OBLIGED.search(scope) and re.search(r"\bshould\b", scope):
+            return False        # 'must' kept as 'should': advice, not the obligation
         if RULE[kind].search(quote) and not RELEASE.search(quote):
             return bool(RULE[kind].search(scope)) and not RELEASE.search(scope)
     elif kind == "authorization":

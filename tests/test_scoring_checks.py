@@ -547,3 +547,7 @@ def test_a_constraint_softened_into_a_wish_is_loosened_not_kept():
         assert scores("a2", "constraint", msg(loose))["c1"] == 0.0, loose
     assert scores("a2", "constraint", msg("Do not merge changes under billing/."))["c1"] == 0.5
     assert same_rule("try to keep the api stable", "must", "try to keep the api stable if you can", ("api",))
+    must = "billing changes must wait for dana"         # an outright obligation kept as advice is loosened too
+    assert not same_rule("billing changes should wait for dana", "must", must, ("billing", "dana"))
+    assert same_rule("billing changes have to wait for dana", "must", must, ("billing", "dana"))
+    assert same_rule("you should never push to main", "ban", "never push to main", ("push", "main"))
