@@ -12,12 +12,13 @@ from bench.strategies.adversaries.all_done import AllDone
 from bench.strategies.adversaries.claims import Claims
 from bench.strategies.adversaries.glossary import Glossary
 from bench.strategies.adversaries.naive_hedge import hedged
+from bench.strategies.adversaries.neither import Neither
 from bench.strategies.adversaries.padded import Padded
 from test_adversaries import HAND, ROOT, load, run
 from test_strategy_common import assert_paired
 
 MADE = {"glossary": Glossary, "glossary_line": lambda: Glossary(join=" "), "claims": Claims,
-        "all_done": AllDone, "padded": Padded}
+        "all_done": AllDone, "padded": Padded, "neither": Neither}
 
 
 @pytest.mark.parametrize("name", sorted(MADE))
@@ -76,3 +77,9 @@ def test_padded_sends_the_same_filler_first_in_every_request():
 def test_hedged_opens_every_sentence_with_the_prefix():
     assert hedged("Use Postgres. Never force-push!\nCI is red", "Withdrawn or not:") == (
         "Withdrawn or not: Use Postgres. Withdrawn or not: Never force-push!\nWithdrawn or not: CI is red")
+
+
+def test_neither_writes_every_trigram_behind_a_not():
+    class M:
+        text, calls = "Keep REST. Not gRPC", ()
+    assert Neither().line(M) == "not Keep REST Not; not REST Not gRPC;"

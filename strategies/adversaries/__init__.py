@@ -17,7 +17,7 @@ the default run.
   Not in the audit yet: it still gains more on leakage than it pays (docs/scoring.md).
 
 Exploration adversaries, in no audit (docs/strategies.md): `glossary`, `claims`, `all_done`, `padded`,
-`naive_hedge` — imported by module path, not from here.
+`naive_hedge`, `neither` — imported by module path, not from here.
 """
 from .doubt_all import DoubtAll
 from .label_all import LabelAll
