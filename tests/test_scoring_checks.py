@@ -311,6 +311,24 @@ def test_a_rejected_option_comes_back_only_when_proposed_again():
     assert revived("a pg_dump of orders alone takes about 40 minutes") == 0.0     # the user's own words, copied
 
 
+def test_a_decision_counts_only_where_the_choice_is_shown_as_made():
+    """Naming every option with 'not' before it keeps the chosen one's key and excuses the rejected one;
+    the context then says nothing of which was chosen, so the decision is not kept."""
+    s = loader_scenario()
+    j, tl = Judge(s, TOK), Timeline(s)
+
+    def both(text: str) -> tuple[float, float]:
+        checks, _ = score(j.request([msg(text)]), tl.at(tl.pos["a2"]))
+        got = {c.metric: c.score for c in checks}
+        return got["decision"], got["rejected_back"]
+
+    assert both("Use logical replication, not pg_dump.") == (1.0, 0.0)
+    assert both("pg_dump was rejected as too slow; logical replication stays.") == (1.0, 0.0)
+    assert both("not logical replication; not pg_dump;") == (0.0, 0.0)
+    assert both("Options: logical replication was ruled out; pg_dump was ruled out too.") == (0.0, 0.0)
+    assert both("Do not use logical replication. Avoid pg_dump.") == (0.0, 1.0)
+
+
 def loader_scenario():
     from bench.loader import from_events
 

@@ -242,7 +242,8 @@ class Judge:
             if fid in near and some(keys):
                 h.facts.add(fid)
         for did, keys, _ in self.decisions:
-            if did in near and some(keys, lambda u: not U.ended(u.scope), did in owned):
+            if did in near and some(keys, lambda u: not U.ended(u.scope) and all(_proposed(u.scope, k) for k in keys),
+                                    did in owned):
                 h.decisions.add(did)
         for eid, first in self.words:
             if first in text and spoken(first, [(u, v) for u, v in r.voiced if first in u.scope]):
@@ -261,14 +262,19 @@ class Judge:
 
 def _revives(u: U.Unit, option: str, said: Said) -> bool:
     """Text the strategy wrote proposes a rejected option again: the option, in a unit that is not the
-    user's own words copied, with nothing set against the option itself — a negation or 'instead of' /
-    'rather than' just before it, or 'was rejected' / 'ruled out' / 'too slow' just after it. A
-    negation elsewhere in the sentence ('no downtime expected') does not excuse it."""
-    if option not in u.scope or said.by_user(u.text):
-        return False
-    for m in re.finditer(re.escape(option), u.scope):
-        before = " ".join(u.scope[:m.start()].split()[-3:])
-        after = " ".join(u.scope[m.end():].split()[:5])
+    user's own words copied, with nothing set against the option itself (`_proposed`). A negation
+    elsewhere in the sentence ('no downtime expected') does not excuse it."""
+    return option in u.scope and not said.by_user(u.text) and _proposed(u.scope, option)
+
+
+def _proposed(scope: str, option: str) -> bool:
+    """Some mention of `option` in `scope` with nothing set against the option itself — a negation or
+    'instead of' / 'rather than' just before it, or 'was rejected' / 'ruled out' / 'too slow' just after it.
+    Read for a rejected option (it comes back) and for a decision's key (the choice is shown as made:
+    'not logical replication, not pg_dump' names the options and says neither was chosen)."""
+    for m in re.finditer(re.escape(option), scope):
+        before = " ".join(scope[:m.start()].split()[-3:])
+        after = " ".join(scope[m.end():].split()[:5])
         if not (U.NEAR_NEGATION.search(before) or re.search(r"\b(instead of|rather than|over|against|not)\s*$", before)
                 or U.SUPERSEDED.search(after) or U.REFUSAL.search(after)):
             return True

@@ -15,6 +15,9 @@ the default run.
   (provenance_leakage, paid for on constraint_fidelity and goal_retention);
 - `doubt_all`: the same with "Unconfirmed:" opening every line instead of a label (provenance_leakage).
   Not in the audit yet: it still gains more on leakage than it pays (docs/scoring.md).
+
+Exploration adversaries, in no audit (docs/strategies.md): `glossary`, `claims`, `all_done`, `padded`,
+`naive_hedge`, `neither` — imported by module path, not from here.
 """
 from .doubt_all import DoubtAll
 from .label_all import LabelAll
