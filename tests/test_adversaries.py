@@ -76,14 +76,18 @@ def users_before(s, event: str) -> list[str]:
 @pytest.mark.parametrize("name", sorted(ADVERSARIES))
 @pytest.mark.parametrize("path", HAND, ids=lambda p: p.stem)
 def test_calls_stay_paired_no_model_call_and_truth_unread(name, path):
-    s = load(path)
-    stats, requests, comps, log = run(s, ADVERSARIES[name]())
+    paired_modelless_and_blind(load(path), ADVERSARIES[name])
+
+
+def paired_modelless_and_blind(s, make) -> None:
+    """An adversary compacts with no model call, keeps calls paired, and makes the very same requests
+    from the same events with no truth and no probes: the truth is never read."""
+    stats, requests, comps, log = run(s, make())
     assert comps and stats.model_calls == 0
     for r in requests:
         assert_paired(r.messages)
-    # the same events with no truth and no probes give the very same requests: the truth is never read
     blind = dataclasses.replace(s, truth=Truth(), probes=())
-    assert run(blind, ADVERSARIES[name]())[3] == log
+    assert run(blind, make())[3] == log
 
 
 @pytest.mark.parametrize("path", HAND, ids=lambda p: p.stem)

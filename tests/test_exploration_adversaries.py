@@ -3,19 +3,15 @@ each must do what its docstring says — calls stay paired, no model call, the t
 at the front within budget and made only of what was dropped."""
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
-from bench.scenario import Truth
 from bench.strategies.adversaries.all_done import AllDone
 from bench.strategies.adversaries.claims import Claims
 from bench.strategies.adversaries.glossary import Glossary
 from bench.strategies.adversaries.naive_hedge import hedged
 from bench.strategies.adversaries.neither import Neither
 from bench.strategies.adversaries.padded import Padded
-from test_adversaries import HAND, ROOT, load, run
-from test_strategy_common import assert_paired
+from test_adversaries import HAND, ROOT, load, paired_modelless_and_blind, run
 
 MADE = {"glossary": Glossary, "glossary_line": lambda: Glossary(join=" "), "claims": Claims,
         "all_done": AllDone, "padded": Padded, "neither": Neither}
@@ -24,13 +20,7 @@ MADE = {"glossary": Glossary, "glossary_line": lambda: Glossary(join=" "), "clai
 @pytest.mark.parametrize("name", sorted(MADE))
 @pytest.mark.parametrize("path", HAND, ids=lambda p: p.stem)
 def test_calls_stay_paired_no_model_call_and_truth_unread(name, path):
-    s = load(path)
-    stats, requests, comps, log = run(s, MADE[name]())
-    assert comps and stats.model_calls == 0
-    for r in requests:
-        assert_paired(r.messages)
-    blind = dataclasses.replace(s, truth=Truth(), probes=())
-    assert run(blind, MADE[name]())[3] == log
+    paired_modelless_and_blind(load(path), MADE[name])
 
 
 @pytest.mark.parametrize("make", [Glossary, Claims])

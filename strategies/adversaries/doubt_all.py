@@ -15,33 +15,13 @@ goal_retention, where truncate still earns them.
 """
 from __future__ import annotations
 
-from bench.messages import Message
-
-from ..truncate import Truncate
+from .label_all import LabelAll
 
 DOUBT = "Unconfirmed: "
 
 
-class DoubtAll(Truncate):
+class DoubtAll(LabelAll):
+    SUFFIX = "doubt"
+
     def __init__(self, target: float = 0.8, doubt: str = DOUBT):
-        super().__init__(target)
-        if not doubt.strip():
-            raise ValueError("doubt must be a non-empty wording")
-        self.wording = doubt
-
-    def begin(self, session) -> None:
-        super().begin(session)
-        self.doubted: dict[int, tuple[Message, Message]] = {}   # id(original) -> (original, its doubted copy)
-
-    def context(self) -> list[Message]:
-        return [self.doubt(m) if m.role == "user" else m for m in self.messages]
-
-    def doubt(self, m: Message) -> Message:
-        """The message with every non-blank line opened by the doubt (one copy per original, so the
-        cache sees the same message on every request)."""
-        got = self.doubted.get(id(m))
-        if got is None or got[0] is not m:
-            text = "\n".join(self.wording + line if line.strip() else line for line in m.text.splitlines())
-            got = self.doubted[id(m)] = (m, self.session.message(id=f"{m.id}-doubt", role="user", text=text,
-                                                                 tag="relay"))
-        return got[1]
+        super().__init__(target, doubt)

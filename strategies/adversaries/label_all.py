@@ -22,6 +22,17 @@ LABEL = "[Harness: relay] "
 
 
 class LabelAll(Truncate):
+    """`wording` opens every non-blank line of every user-role message; `doubt_all` is this class with a
+    doubt for the wording."""
+
+    SUFFIX = "relay"        # the copies' ids: `<id>-relay`
+
+    def __init__(self, target: float = 0.8, wording: str = LABEL):
+        super().__init__(target)
+        if not wording.strip():
+            raise ValueError("the wording must not be blank")
+        self.wording = wording
+
     def begin(self, session) -> None:
         super().begin(session)
         self.labelled: dict[int, tuple[Message, Message]] = {}   # id(original) -> (original, its labelled copy)
@@ -30,11 +41,11 @@ class LabelAll(Truncate):
         return [self.label(m) if m.role == "user" else m for m in self.messages]
 
     def label(self, m: Message) -> Message:
-        """The message with every non-blank line opened by the label (one copy per original, so the
+        """The message with every non-blank line opened by the wording (one copy per original, so the
         cache sees the same message on every request)."""
         got = self.labelled.get(id(m))
         if got is None or got[0] is not m:
-            text = "\n".join(LABEL + line if line.strip() else line for line in m.text.splitlines())
-            got = self.labelled[id(m)] = (m, self.session.message(id=f"{m.id}-relay", role="user", text=text,
-                                                                  tag="relay"))
+            text = "\n".join(self.wording + line if line.strip() else line for line in m.text.splitlines())
+            got = self.labelled[id(m)] = (m, self.session.message(id=f"{m.id}-{self.SUFFIX}", role="user",
+                                                                  text=text, tag="relay"))
         return got[1]

@@ -7,7 +7,6 @@ filler still takes room and is billed (cached input is cheap, not free), so cost
 from __future__ import annotations
 
 from bench.messages import Message
-from bench.strategy import Compaction, drop_oldest
 
 from ..truncate import Truncate
 
@@ -28,11 +27,3 @@ class Padded(Truncate):
 
     def context(self) -> list[Message]:
         return [self.filler, *self.messages]
-
-    async def compact(self) -> Compaction:
-        before = self.size()
-        goal = int(self.trigger() * self.target)
-        self.messages, dropped = drop_oldest(self.messages, before, goal)
-        after = self.size()
-        still = [] if after <= self.trigger() else [f"the newest turn alone needs {after} tokens"]
-        return Compaction(before=before, after=after, problems=still, fields={"dropped": [m.id for m in dropped]})
