@@ -180,7 +180,8 @@ class Said:
 
     def __init__(self, texts: list[str]):
         self.texts = [normalize(t) for t in texts]
-        self.joined = "\n".join(self.texts)       # one search for "in any of them" (no text holds a newline)
+        self.joined = "\n".join(self.texts)       # one search for "in any of them" (a run of words holds no newline)
+        self._inner: dict[int, set[str]] = {}    # per run length n: the user's runs of n - 2 whole words
 
     def by_user(self, unit: str) -> bool:
         core = CUT_NOTE.sub("", ENTRY_PREFIX.sub("", unit)).strip()
@@ -189,7 +190,17 @@ class Said:
     def quotes(self, text: str, n: int = 6) -> bool:
         """`text` holds `n` words in a row of one of the user's messages."""
         w = text.split()
-        return any(" ".join(w[i:i + n]) in t for i in range(len(w) - n + 1) for t in self.texts)
+        return any(self._run(w, i, n) for i in range(len(w) - n + 1))
+
+    def _run(self, w: list[str], i: int, n: int) -> bool:
+        """Whether words w[i:i+n] stand in a row in one of the user's messages (as a substring, so the
+        first and last may be parts of words). Its inner words must then be whole words of that message
+        in a row: a set lookup rules most runs out before the text is searched."""
+        inner = self._inner.get(n)
+        if inner is None:
+            inner = self._inner[n] = {" ".join(ws[j:j + n - 2]) for ws in (t.split() for t in self.texts)
+                                      for j in range(len(ws) - n + 3)}
+        return " ".join(w[i + 1:i + n - 1]) in inner and " ".join(w[i:i + n]) in self.joined
 
     def blank(self, text: str, n: int = 6) -> str:
         """`text` without every run of `n` or more of its words that one of the user's messages holds in
@@ -197,7 +208,7 @@ class Said:
         w = text.split()
         keep = [True] * len(w)
         for i in range(len(w) - n + 1):
-            if " ".join(w[i:i + n]) in self.joined:
+            if self._run(w, i, n):
                 keep[i:i + n] = [False] * n
         return " ".join(x for x, k in zip(w, keep) if k)
 
