@@ -404,11 +404,13 @@ def _pools(cells: list[Cell], concurrency: int) -> tuple[list[Any], list[list[Ce
 def _notes(row: dict[str, Any]) -> str:
     """What a cell's console line must not hide: requests over the window, a strategy that never
     compacted (its scores are the oracle's, not the strategy's), fallbacks."""
+    from .audit import never_compacted     # the one rule of which cells the headline leaves out
+
     notes = []
     if row.get("overflow_requests"):
         notes.append(f"{row['overflow_requests']} of {row['requests']} requests over the window"
                      + (" (oracle: ignores the window)" if row.get("oracle") else ""))
-    if not row.get("compactions") and not row.get("oracle") and not row.get("overflow_requests"):
+    if never_compacted(row):
         notes.append("never compacted: left out of the headline means")
     if row.get("_fallbacks"):
         tries = row["compactions"] + row["compaction_failures"]
