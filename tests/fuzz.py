@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-HAND = sorted((ROOT / "scenarios" / "hand").glob("*.yaml"))
+HAND = sorted((ROOT / "src" / "bench" / "scenarios" / "hand").glob("*.yaml"))
 SHARED = Path("/work/shared/data/transcripts")
 if not SHARED.exists():
     SHARED = ROOT.parent / "shared" / "data" / "transcripts"

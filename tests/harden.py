@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-HAND = ROOT / "scenarios" / "hand"
+HAND = ROOT / "src" / "bench" / "scenarios" / "hand"
 WATCH = HAND / "injected-watch.yaml"
 
 

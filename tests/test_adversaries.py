@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from bench import loader
-from bench.logs import replay_requests
-from bench.messages import calls_text, render_all
-from bench.models.base import Model
-from bench.replay import ReplayOptions, replay
-from bench.scenario import Truth
+from bench.scenarios import loader
+from bench.harness.logs import replay_requests
+from bench.harness.messages import calls_text, render_all
+from bench.harness.model import Model
+from bench.harness.replay import ReplayOptions, replay
+from bench.scenarios.model import Truth
 from bench.tokens import PER_MESSAGE, tokenizer
 from bench.strategies.adversaries import LabelAll, RestoreAtCompaction, StopCompacting, TokenBag, UserTail
 from bench.strategies.adversaries.token_bag import identifiers
@@ -25,7 +25,7 @@ from test_strategy_common import assert_paired
 
 TOK = tokenizer()
 ROOT = Path(__file__).resolve().parent.parent
-HAND = sorted((ROOT / "scenarios" / "hand").glob("*.yaml"))
+HAND = sorted((ROOT / "src" / "bench" / "scenarios" / "hand").glob("*.yaml"))
 ADVERSARIES = {"user_tail": UserTail, "token_bag": TokenBag, "restore_at_compaction": RestoreAtCompaction,
                "stop_compacting": StopCompacting, "label_all": LabelAll}
 
@@ -108,7 +108,7 @@ def test_user_tail_keeps_every_user_message_and_a_small_tail(path):
 
 
 def test_token_bag_is_one_line_of_unique_identifiers_from_dropped_text_within_budget():
-    s = load(ROOT / "scenarios" / "hand" / "debug-then-recall.yaml")
+    s = load(ROOT / "src" / "bench" / "scenarios" / "hand" / "debug-then-recall.yaml")
     for bag in (0.05, 1.0):
         _, requests, comps, _ = run(s, TokenBag(tail=0.1, bag=bag))
         with_notes = [r for r in requests if any(m.tag == "notes" for m in r.messages)]
@@ -218,8 +218,8 @@ def test_bad_parameters(cls, kw):
 
 
 def test_configured_but_not_in_the_default_run():
-    from bench.config import compose
-    from bench.run import make_strategy, strategy_config
+    from bench.runner.config import compose
+    from bench.runner.run import make_strategy, strategy_config
 
     cfg = compose([])
     for name, cls in ADVERSARIES.items():

@@ -14,7 +14,7 @@ import pytest
 from bench.audit import ADVERSARIES, HEADLINE, assess, trade
 
 ROOT = Path(__file__).resolve().parent.parent
-HAND = ROOT / "scenarios" / "hand"
+HAND = ROOT / "src" / "bench" / "scenarios" / "hand"
 
 
 def cli(*args: str, cwd: Path) -> tuple[int, str, str]:

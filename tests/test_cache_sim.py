@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.cache_sim import CacheSim, Hit, breakpoints, load_profile, profile_names
+from bench.scoring.cache_sim import CacheSim, Hit, breakpoints, load_profile, profile_names
 from bench.errors import BadInput
 
 OPENAI = load_profile("openai")

@@ -1,4 +1,4 @@
-"""The incremental simulator (bench.cache_sim) against a plain reference that re-walks every request in
+"""The incremental simulator (bench.scoring.cache_sim) against a plain reference that re-walks every request in
 full, on random request sequences: extensions, edits in the middle, truncations behind a summary,
 writer calls interleaved, empty requests, idle gaps around the ttl, times that go back. Every Hit,
 every breakpoint placement and every re-simulated hit rate must be the same."""
@@ -13,10 +13,9 @@ from itertools import accumulate
 
 import pytest
 
-from bench.cache_sim import (CacheSim, Profile, Prompt, Sent, breakpoints, hit_rates, load_profile, profile_names,
-                             shared)
-from bench.logs import RequestLog
-from bench.messages import EVENT_TAGS, Message
+from bench.scoring.cache_sim import CacheSim, Profile, Prompt, Sent, breakpoints, hit_rates, load_profile, profile_names, shared
+from bench.harness.logs import RequestLog
+from bench.harness.messages import EVENT_TAGS, Message
 from bench.tokens import PER_MESSAGE
 
 NOT_A_BLOCK = ("placeholder", "probe")

@@ -10,11 +10,11 @@ from pathlib import Path
 import yaml
 
 import harden
-from bench import loader
-from bench.results import SUMMARY_COLUMNS
+from bench.scenarios import loader
+from bench.results.store import SUMMARY_COLUMNS
 
 ROOT = Path(__file__).resolve().parent.parent
-HAND = ROOT / "scenarios" / "hand"
+HAND = ROOT / "src" / "bench" / "scenarios" / "hand"
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -133,7 +133,7 @@ def test_readme_strategy_example_runs_by_dotted_path(tmp_path):
     (tmp_path / "my_pkg" / "__init__.py").write_text("")
     (tmp_path / "my_pkg" / "mine.py").write_text(block)
     out = tmp_path / "res"
-    r = subprocess.run([sys.executable, "-m", "bench.cli", "run", f"scenarios=[{HAND}/pr-queue-small.yaml]",
+    r = subprocess.run([sys.executable, "-m", "bench", "run", f"scenarios=[{HAND}/pr-queue-small.yaml]",
                         "strategies=[my_pkg.mine.MySummary]", f"out={out}"], cwd=tmp_path, capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=300)
     assert r.returncode == 0, r.stderr
@@ -190,13 +190,13 @@ def test_a_second_run_into_a_busy_folder_is_refused(tmp_path):
 def test_unknown_key_and_closed_pipe(tmp_path):
     r = cli("run", "windw=3", cwd=tmp_path)
     assert r.returncode == 2 and r.stderr.startswith("overrides: unknown key 'windw'")
-    piped = subprocess.run(f"'{sys.executable}' -m bench.cli scenarios list '{HAND}' | head -1", shell=True,
+    piped = subprocess.run(f"'{sys.executable}' -m bench scenarios list '{HAND}' | head -1", shell=True,
                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert piped.stdout.startswith("id") and "Traceback" not in piped.stderr
 
 
 def test_printed_table_shows_what_tells_cells_apart():
-    from bench.results import format_table
+    from bench.results.store import format_table
 
     rows = [{"scenario": "s", "strategy": "naive", "writer": "offline", "window": w, "seed": "0",
              "compactions": "2", "compaction_failures": f, "goal_retention": "1"} for w, f in (("800", "0"), ("900", "1"))]

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main as cli
-from bench.config import ROOT
-from bench.results import SUMMARY_COLUMNS, append_csv, read_csv
+ROOT = Path(__file__).resolve().parent.parent
+from bench.results.store import SUMMARY_COLUMNS, append_csv, read_csv
 
 ROW = {"scenario": "s1", "strategy": "naive", "writer": "offline", "window": 1000, "seed": 0,
        "goal_retention": 0.8, "constraint_fidelity": 0.9, "provenance_leakage": 0.0, "fact_retention": 0.5}
@@ -84,9 +84,9 @@ BASELINE = ROOT / "results" / "baseline" / "summary.csv"
 
 def test_fresh_run_matches_the_committed_baseline(tmp_path):
     """CI gate: the hand-written scenarios and the quick suite (where vibey really checkpoints) with the
-    default strategies, offline, against the baseline (regenerate it with `python -m bench.baseline`
+    default strategies, offline, against the baseline (regenerate it with `python -m bench.cli.baseline`
     when a change is meant to move scores)."""
-    assert BASELINE.exists(), "results/baseline/summary.csv is missing: run python -m bench.baseline"
+    assert BASELINE.exists(), "results/baseline/summary.csv is missing: run python -m bench.cli.baseline"
     out = tmp_path / "fresh"
     quick = ",".join(["scenarios/hand", "scenarios/library/pr-queue-16k.json", "scenarios/library/forged-marker-24k.json",
                       "scenarios/library/withdrawal-32k.json", "scenarios/library/migration-32k.json"])

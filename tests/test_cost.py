@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench.cache_sim import load_profile
+from bench.scoring.cache_sim import load_profile
 from bench.errors import BadInput
-from bench.pricing import cost, find, rates
+from bench.scoring.pricing import cost, find, rates
 
 CASES = [  # model, profile, prompt tokens, cache read, cache write, output
     ("claude-sonnet-4-5", "anthropic", 10_000, 6_000, 2_000, 500),

@@ -18,20 +18,20 @@ from pathlib import Path
 
 import pytest
 
-from bench.endpoint import WriterEndpoint
+from bench.harness.endpoint import WriterEndpoint
 from bench.errors import ModelError
-from bench.logs import replay_requests
-from bench.models.base import Model, Reply, Usage
+from bench.harness.logs import replay_requests
+from bench.harness.model import Model, Reply, Usage
 from bench.models.offline import OfflineModel
-from bench.replay import ReplayOptions, replay
-from bench.scenario import Call
+from bench.harness.replay import ReplayOptions, replay
+from bench.scenarios.model import Call
 from harden import cli
 from bench.strategies.exec import Exec, ExternalError
 from bench.strategies.truncate import Truncate
 from test_strategy_common import TOK, long_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples" / "external"
+EXAMPLES = ROOT / "src" / "bench" / "examples" / "external"
 NODE = shutil.which("node")
 
 

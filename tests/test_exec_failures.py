@@ -63,7 +63,7 @@ def test_the_failed_cells_are_recorded_and_every_other_cell_finishes(faulty_run)
     _, _, out, _ = faulty_run
     rows = list(csv.DictReader((out / "summary.csv").open(encoding="utf-8")))
     done = {(r["scenario"], r["strategy"]) for r in rows}
-    scenarios = {p.stem for p in (Path(__file__).resolve().parent.parent / "scenarios" / "hand").glob("*.yaml")}
+    scenarios = {p.stem for p in (Path(__file__).resolve().parent.parent / "src" / "bench" / "scenarios" / "hand").glob("*.yaml")}
     for mode in MODES:
         name = mode.replace("-", "_")
         assert (BROKEN, name) not in done

@@ -25,7 +25,7 @@ def test_calls_stay_paired_no_model_call_and_truth_unread(name, path):
 
 @pytest.mark.parametrize("make", [Glossary, Claims])
 def test_notes_are_the_lines_of_dropped_messages_newest_within_budget(make):
-    s = load(ROOT / "scenarios" / "hand" / "debug-then-recall.yaml")
+    s = load(ROOT / "src" / "bench" / "scenarios" / "hand" / "debug-then-recall.yaml")
     _, requests, comps, _ = run(s, make(budget=0.1))
     noted = [r for r in requests if r.messages[1].tag == "notes"]
     assert noted, "something was dropped and noted"
@@ -47,7 +47,7 @@ def test_line_keeps_only_the_sentences_it_picks():
 
 
 def test_all_done_calls_each_dropped_item_done_once():
-    s = load(ROOT / "scenarios" / "hand" / "pr-queue-small.yaml")
+    s = load(ROOT / "src" / "bench" / "scenarios" / "hand" / "pr-queue-small.yaml")
     _, requests, _, _ = run(s, AllDone(budget=1.0))
     noted = [r.messages[1].text for r in requests if r.messages[1].tag == "notes"]
     assert noted, "the queue's #ids were dropped and noted"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main as cli
-from bench.results import SUMMARY_COLUMNS, append_csv
+from bench.results.store import SUMMARY_COLUMNS, append_csv
 
 SCENARIOS = [f"s{i}" for i in range(10)]
 
@@ -223,8 +223,8 @@ def test_text_output_is_one_stream_in_order(tmp_path, capsys):
 def test_the_committed_baseline_with_one_scenario_28_points_down_fails(tmp_path, capsys):
     """The issue's case: one cell of the real baseline loses 0.28 of constraint fidelity; the strategy's
     mean moves by far less than the threshold, and the gate still fails, naming the cell first."""
-    from bench.config import ROOT
-    from bench.results import read_csv
+    ROOT = Path(__file__).resolve().parent.parent
+    from bench.results.store import read_csv
 
     base = ROOT / "results" / "baseline"
     data = read_csv(base / "summary.csv")

@@ -5,11 +5,11 @@ import random
 
 import pytest
 
-from bench import loader
+from bench.scenarios import loader
 from bench.errors import BadInput
 from bench.scenarios.generators import LIBRARY, generate, main
 from bench.scenarios.generators.builder import Script, write
-from bench.importers.common import dumps
+from bench.scenarios.importers.common import dumps
 
 
 @pytest.mark.parametrize("name", sorted(LIBRARY))

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from bench.strategy import Strategy
+from bench.harness.strategy import Strategy
 from bench.testing import LoopbackServer
 from harden import WATCH, cli, files_hold, one_line
 
@@ -59,9 +59,9 @@ def test_a_secret_in_the_overrides_is_refused_before_anything_is_written(case, t
 def test_a_secret_in_a_role_config_is_refused_naming_the_key_not_the_value():
     from omegaconf import OmegaConf
 
-    from bench.config import compose
+    from bench.runner.config import compose
     from bench.errors import BadInput
-    from bench.settings import check_run
+    from bench.runner.settings import check_run
 
     cfg = compose(BASE)
     OmegaConf.set_struct(cfg, False)
@@ -76,7 +76,7 @@ def test_a_secret_in_a_role_config_is_refused_naming_the_key_not_the_value():
 
 
 def test_config_yaml_redaction_reaches_every_depth():
-    from bench.config import redact
+    from bench.runner.config import redact
 
     cfg = {"overrides": [f"+writer.api_key={SECRET}", f"writer.api_base=http://u:{OTHER}@h/v1", "window=900"],
            "writer": {"api_base": f"http://u:{SECRET}@h/v1", "extra_headers": {"X-Api-Token": OTHER},

@@ -30,7 +30,7 @@ def limited() -> None:
 
 
 def run_limited(tmp_path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench.cli", *args], cwd=tmp_path, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=tmp_path, capture_output=True, text=True,
                           timeout=timeout, preexec_fn=limited, env={"PATH": "/usr/bin:/bin", "CI": "true",
                                                                     "PYTHONPATH": str(ROOT)})
 

@@ -11,10 +11,10 @@ import json
 import pytest
 
 from bench.errors import ModelError
-from bench.messages import make
+from bench.harness.messages import make
 from bench.models import ModelConfig, build
 from bench.models.cache import ResponseCache
-from bench.strategy import Compaction, Strategy
+from bench.harness.strategy import Compaction, Strategy
 from bench.testing import LoopbackServer
 from bench.tokens import tokenizer
 from harden import WATCH, cli, one_line

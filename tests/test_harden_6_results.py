@@ -124,7 +124,7 @@ def test_a_cut_log_line_is_pruned_on_resume(clean, tmp_path):
 def test_a_killed_run_resumes_to_the_same_results(clean, tmp_path):
     out = tmp_path / "run"
     env = {**os.environ, "CI": "true", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "bench.cli", "run", *RUN, f"out={out}"], cwd=tmp_path, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "run", *RUN, f"out={out}"], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
@@ -160,7 +160,7 @@ def test_a_finished_cell_whose_logs_or_checks_are_damaged_runs_again(clean, tmp_
 
 
 def test_a_log_record_holding_a_line_separator_survives_resume(tmp_path):
-    from bench.results import prune_unfinished
+    from bench.results.store import prune_unfinished
 
     out = tmp_path / "run"
     assert cli("run", f"scenarios=[{HAND / 'pr-queue-small.yaml'}]", "strategies=[truncate]",

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from bench import loader
+from bench.scenarios import loader
 from bench import units as U
 from bench.cli import main as cli
-from bench.importers.truth import cue, descriptive
+from bench.scenarios.importers.truth import cue, descriptive
 from bench.models import build
-from bench.run import plan, run_cell
+from bench.runner.run import plan, run_cell
 from bench.scoring.truth import first_sentence as user_words_of
-from bench.strategy import Strategy
+from bench.harness.strategy import Strategy
 from bench.text import harness_made, stop_word, substantive
 
 from transcripts import CLAUDE, OPENHANDS, SWE, TAU, needs_data

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bench import loader
+from bench.scenarios import loader
 from bench.cli import main as cli
-from bench.importers.common import derive_truth, first_sentence, kind_of, substantive
-from bench.importers.truth import cue
+from bench.scenarios.importers.common import derive_truth, first_sentence, kind_of, substantive
+from bench.scenarios.importers.truth import cue
 from bench.text import harness_made
 
 from transcripts import CLAUDE, OPENHANDS, SWE, TAU, needs_data

@@ -62,7 +62,7 @@ def test_the_readme_shows_the_starter_as_init_writes_it():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Writing a strategy", 1)[1]
     block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    assert block == (ROOT / "bench" / "templates" / "my_summary.py").read_text(encoding="utf-8")
+    assert block == (ROOT / "src" / "bench" / "cli" / "templates" / "my_summary.py").read_text(encoding="utf-8")
 
 
 def test_the_strategy_tables_of_the_readme_and_the_strategy_docs_agree_and_name_every_config():
@@ -72,7 +72,7 @@ def test_the_strategy_tables_of_the_readme_and_the_strategy_docs_agree_and_name_
     readme, docs = (ROOT / "README.md").read_text(encoding="utf-8"), (ROOT / "docs" / "strategies.md").read_text()
     assert table(readme) == table(docs)
     named = {row.split("`")[1] for row in table(readme).splitlines()[2:]}
-    configs = {p.stem for p in (ROOT / "conf" / "strategy").glob("*.yaml")}
+    configs = {p.stem for p in (ROOT / "src" / "bench" / "conf" / "strategy").glob("*.yaml")}
     adversaries = {"user_tail", "token_bag", "restore_at_compaction", "stop_compacting", "label_all", "doubt_all",
                    "glossary", "glossary_line", "claims", "all_done", "padded", "naive_hedge", "neither"}   # exploration ones too
     assert named == configs - adversaries

@@ -14,7 +14,7 @@ import pytest
 from bench.cli import main
 from bench.models.offline import Turn, register_player, unregister_player
 from bench.models.offline.extract import wants_summary
-from bench.results import read_csv
+from bench.results.store import read_csv
 
 ASK = re.compile(r"\b(?:asks?|wants?) (?:you )?(?:to |that you )?(.+?)(?:\.|$)", re.I)
 LAYOUTS = {

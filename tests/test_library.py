@@ -3,17 +3,18 @@ modes of issue 6, and exactly what the generators write for seed 0."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from collections import Counter
 
 import pytest
 
-from bench import loader
-from bench.config import ROOT
-from bench.scenarios_cmd import scenario_tokens
+from bench.scenarios import loader
+ROOT = Path(__file__).resolve().parent.parent
+from bench.cli.scenarios import scenario_tokens
 from bench.scenarios.generators import LIBRARY, generate
 from bench.scenarios.generators.builder import write
 
-LIB = ROOT / "scenarios" / "library"
+LIB = ROOT / "src" / "bench" / "scenarios" / "library"
 REQUIRED_TAGS = {"pr-queue", "migration", "injection", "forged-marker", "withdrawal", "subtask-trap", "detail-recall", "decision"}
 CLAIMS = ("the user", "asks", "requested", "says")
 
@@ -75,12 +76,12 @@ def test_committed_files_match_the_generators(name, tmp_path):
 
 
 def test_list_estimates_compactions_and_caches_rows(tmp_path, monkeypatch, capsys):
-    from bench.scenarios_cmd import cmd_list, expected_compactions
+    from bench.cli.scenarios import cmd_list, expected_compactions
 
     assert expected_compactions(100_000, 1_000, 16_000) == 99_000 // (14_080 - 1_000)
     assert expected_compactions(1_000, 2_000, 2_000) == -1          # the system prompt alone does not fit
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    hand = ROOT / "scenarios" / "hand"
+    hand = ROOT / "src" / "bench" / "scenarios" / "hand"
     assert cmd_list([str(hand)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[:6] == ["id", "tags", "events", "tokens", "window", "compactions"]
@@ -101,14 +102,14 @@ def test_suites_name_existing_scenarios():
     import yaml
 
     for name in ("default", "smoke", "library", "quick"):
-        patterns = yaml.safe_load((ROOT / "conf" / "suite" / f"{name}.yaml").read_text())["scenarios"]
-        assert loader.expand(patterns, base=ROOT)
+        patterns = yaml.safe_load((ROOT / "src" / "bench" / "conf" / "suite" / f"{name}.yaml").read_text())["scenarios"]
+        assert loader.expand(patterns, base=ROOT / "src" / "bench")
 
 
 # ---------------------------------------------------------------- what the library measures
 
 
-BUNDLED = [ROOT / "scenarios" / "library", ROOT / "scenarios" / "hand"]
+BUNDLED = [ROOT / "src" / "bench" / "scenarios" / "library", ROOT / "src" / "bench" / "scenarios" / "hand"]
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +145,7 @@ def test_a_bag_of_identifiers_keeps_no_fact(bundled):
 def test_the_oracle_keeps_everything_at_every_request(bundled):
     """`full` (every event before each request, nothing compacted) scores 1.0 on goals, constraints, facts
     and decisions at every agent request of every bundled scenario."""
-    from bench.messages import render_all, system_message
+    from bench.harness.messages import render_all, system_message
     from bench.scoring.checks import Judge, score
     from bench.tokens import tokenizer
 

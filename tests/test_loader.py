@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench import loader
+from bench.scenarios import loader
 from bench.errors import BadInput
 
 GOOD = """\
@@ -205,7 +205,7 @@ def test_expand_dirs_globs_and_missing(tmp_path):
 
 
 def test_bundled_hand_scenarios_validate():
-    root = Path(__file__).resolve().parent.parent / "scenarios" / "hand"
+    root = Path(__file__).resolve().parent.parent / "src" / "bench" / "scenarios" / "hand"
     scenarios = loader.load_all(loader.expand([str(root)]))
     assert len(scenarios) >= 2
 
@@ -238,8 +238,8 @@ def test_blank_truth_and_non_finite_time_are_refused(tmp_path):
 def test_relative_globs_fall_back_to_the_project_like_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     root = Path(__file__).resolve().parent.parent
-    hits = loader.expand(["scenarios/hand/*.yaml"], base=root)
-    assert hits and all(h.is_file() and h.parent == root / "scenarios" / "hand" for h in hits)
+    hits = loader.expand(["scenarios/hand/*.yaml"], base=root / "src" / "bench")
+    assert hits and all(h.is_file() and h.parent == root / "src" / "bench" / "scenarios" / "hand" for h in hits)
 
 
 def test_from_events_validates_like_a_file():
@@ -363,7 +363,7 @@ def test_warning_workstream_that_does_not_say_where_it_stands(tmp_path):
 
 
 def test_strict_and_bundled_files_count_warnings_as_problems(tmp_path, monkeypatch):
-    assert loader.bundled(Path(__file__).resolve().parent.parent / "scenarios" / "library" / "x.json")
+    assert loader.bundled(Path(__file__).resolve().parent.parent / "src" / "bench" / "scenarios" / "library" / "x.json")
     text = GOOD.replace('ask: "What next?"', 'ask: "Is #2 next?"')
     path = write(tmp_path, text)
     assert not loader.bundled(path) and loader.load(path).id == "tiny"     # a user file: warnings do not stop it

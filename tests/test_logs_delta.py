@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from bench.logs import delta, identity
-from bench.messages import common_prefix, make
+from bench.harness.logs import delta, identity
+from bench.harness.messages import common_prefix, make
 from bench.tokens import tokenizer
 
 

@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 from bench.cli import main
-from bench.messages import make
-from bench.results import read_csv
-from bench.strategy import Compaction, Strategy
+from bench.harness.messages import make
+from bench.results.store import read_csv
+from bench.harness.strategy import Compaction, Strategy
 
 SMOKE = ["suite=smoke", "writer.model=openai/test", "writer.backoff=0.01", "concurrency=1"]
 

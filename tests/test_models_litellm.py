@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from bench.errors import BadInput, ModelError
-from bench.messages import make
+from bench.harness.messages import make
 from bench.models import ModelConfig, build
 from bench.models.cache import ResponseCache, cache_key
 from bench.tokens import tokenizer

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from bench import loader
-from bench.loader import normalize
-from bench.messages import make, render_all
+from bench.scenarios import loader
+from bench.scenarios.loader import normalize
+from bench.harness.messages import make, render_all
 from bench.models.offline import OfflineModel, Turn, register_player, unregister_player
 from bench.models.offline.extract import HEADER
-from bench.scenario import Call
+from bench.scenarios.model import Call
 from bench.tokens import tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +29,7 @@ def user(text, id="q"):
 
 @pytest.fixture(scope="module")
 def scenario():
-    return loader.load(ROOT / "scenarios/hand/pr-queue-small.yaml")
+    return loader.load(ROOT / "src/bench/scenarios/hand/pr-queue-small.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_summary_decided_from_content_not_purpose(record):
 def test_answers_recall_question_by_extraction(name):
     # debug-then-recall needs the path's pieces ('bar.ts' in 'src/upstream/bar.ts:88') and a
     # stem ('warning' ~ 'WARN') to find the line among many similar ones
-    scenario = loader.load(ROOT / f"scenarios/hand/{name}.yaml")
+    scenario = loader.load(ROOT / f"src/bench/scenarios/hand/{name}.yaml")
     record, at = render_all(TOK, scenario), scenario.index()
     recall = [p for p in scenario.probes if p.kind == "recall"]
     assert recall

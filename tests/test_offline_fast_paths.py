@@ -14,10 +14,9 @@ import random
 
 import pytest
 
-from bench.messages import make
+from bench.harness.messages import make
 from bench.models.offline import extract
-from bench.models.offline.extract import (ASKS_NEXT, HEADER, IDENT, PATH, Sentence, dedupe, render, salience,
-                                          sentences, states_next, terms)
+from bench.models.offline.extract import ASKS_NEXT, HEADER, IDENT, PATH, Sentence, dedupe, render, salience, sentences, states_next, terms
 from bench.tokens import tokenizer
 
 TOK = tokenizer()

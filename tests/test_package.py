@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = {"strategies": "bench/strategies", "scenarios": "bench/scenarios", "conf": "bench/conf", "bench": "bench",
-           "examples": "bench/examples"}
+SHIPPED = {"src/bench": "bench"}
 
 
 @pytest.fixture(scope="module")
@@ -56,14 +55,14 @@ def test_every_tracked_strategy_scenario_and_config_file_ships(wheel):
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
     missing = [f for folder, inside in SHIPPED.items() for f in tracked(folder)
-               if f"{inside}/{f.split('/', 1)[1]}" not in names]
+               if f"{inside}/{f[len(folder) + 1:]}" not in names]
     assert not missing, f"tracked files the wheel leaves out (pyproject package-data?): {missing[:10]}"
 
 
 def run_installed(site: Path, cwd: Path, *argv: str) -> subprocess.CompletedProcess:
-    code = ("import sys; sys.path.insert(0, sys.argv.pop(1)); import bench, bench.config as c; "
+    code = ("import sys; sys.path.insert(0, sys.argv.pop(1)); import bench; "
             "assert bench.__file__.startswith(sys.path[0]), bench.__file__; "
-            "assert str(c.ROOT).startswith(sys.path[0]), c.ROOT; from bench.cli import main; sys.exit(main(sys.argv[1:]))")
+            "assert str(bench.HOME).startswith(sys.path[0]), bench.HOME; from bench.cli import main; sys.exit(main(sys.argv[1:]))")
     return subprocess.run([sys.executable, "-c", code, str(site), *argv], cwd=cwd, capture_output=True, text=True,
                           timeout=600)
 

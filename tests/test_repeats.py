@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bench.cli import main as cli
-from bench.results import read_csv
+from bench.results.store import read_csv
 from bench.testing import LoopbackServer
 
 RUN = ["scenarios=[scenarios/hand/pr-queue-small.yaml]", "strategies=[naive]", "writer.model=openai/loopback", "writer.backoff=0.01",

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from bench import loader
-from bench.logs import replay_requests
-from bench.messages import render, render_all
-from bench.models.base import Model
-from bench.replay import ReplayOptions, replay
-from bench.strategy import Strategy, default_reserve, trigger_limit, turn_units
+from bench.scenarios import loader
+from bench.harness.logs import replay_requests
+from bench.harness.messages import render, render_all
+from bench.harness.model import Model
+from bench.harness.replay import ReplayOptions, replay
+from bench.harness.strategy import Strategy, default_reserve, trigger_limit, turn_units
 from bench.tokens import PER_MESSAGE, PER_REQUEST, tokenizer
 from bench.strategies.full import Full
 from bench.strategies.truncate import Truncate
@@ -96,7 +96,7 @@ def test_token_counts_match_tiktoken_directly():
     for m, e in zip(render_all(TOK, s), s.events):
         expected = len(enc.encode(m.text))
         if e.calls:
-            from bench.messages import calls_text
+            from bench.harness.messages import calls_text
             expected += len(enc.encode(calls_text(e.calls)))
         assert m.tokens == expected
 
@@ -211,7 +211,7 @@ def test_log_omits_verbatim_event_text():
 def test_strategy_text_is_logged_and_rebuilt():
     class Summarise(Strategy):
         async def compact(self):
-            from bench.strategy import Compaction
+            from bench.harness.strategy import Compaction
             before = self.size()
             note = self.session.message(id="s1", role="user", text="summary: items so far", tag="summary")
             self.messages = [note] + self.messages[-2:]
@@ -249,11 +249,11 @@ def test_rebuilt_messages_follow_marker_setting(markers):
 def test_log_keeps_tag_parts_id_tool_and_time_of_strategy_messages():
     """A verbatim user message re-tagged as memo, a message with parts, two equal texts with different
     ids and a placeholder for a tool result all come back from the log exactly as the strategy made them."""
-    from bench.messages import Part, retext
+    from bench.harness.messages import Part, retext
 
     class Reshape(Strategy):
         async def compact(self):
-            from bench.strategy import Compaction
+            from bench.harness.strategy import Compaction
             before = self.size()
             user = self.messages[0]
             memo = self.session.message(id=user.id, role="user", text=user.text, tag="memo")
@@ -268,7 +268,7 @@ def test_log_keeps_tag_parts_id_tool_and_time_of_strategy_messages():
              {"id": "u3", "role": "user", "text": "continue"}, {"id": "a-y", "role": "assistant", "text": "ok"}]
     s = scenario(10, extra=extra)
     produced: list[list] = []
-    from bench.logs import RequestLog
+    from bench.harness.logs import RequestLog
     original = RequestLog.write
 
     def spy(self, messages, **kw):
@@ -288,7 +288,7 @@ def test_log_keeps_tag_parts_id_tool_and_time_of_strategy_messages():
 
 def test_read_jsonl_skips_an_interrupted_last_line_and_names_bad_ones(tmp_path):
     from bench.errors import BadInput
-    from bench.logs import read_jsonl
+    from bench.harness.logs import read_jsonl
 
     log = tmp_path / "requests.jsonl"
     log.write_text('{"cell": "a", "i": 0}\n{"cell": "b", "i": 0}\n{"cell": "a", "i": 1, "se')
@@ -304,7 +304,7 @@ def test_the_harness_counts_every_message_itself():
     show the scorers parts the model never reads: the cell fails, naming the message."""
     import dataclasses
 
-    from bench.messages import Part, make
+    from bench.harness.messages import Part, make
     from bench.models.offline import OfflineModel
 
     class Phantom(Strategy):

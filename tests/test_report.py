@@ -7,7 +7,7 @@ import re
 import pytest
 
 from bench.cli import main as cli
-from bench.results import SUMMARY_COLUMNS, append_csv, load, read_csv, to_dataset
+from bench.results.store import SUMMARY_COLUMNS, append_csv, load, read_csv, to_dataset
 
 
 @pytest.fixture(scope="module")

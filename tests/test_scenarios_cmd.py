@@ -10,7 +10,7 @@ import pytest
 from bench.cli import main as cli
 
 ROOT = Path(__file__).resolve().parent.parent
-HAND = ROOT / "scenarios" / "hand"
+HAND = ROOT / "src" / "bench" / "scenarios" / "hand"
 ONE = sorted(HAND.glob("*.yaml"))[0]
 
 
@@ -58,7 +58,7 @@ def test_list_reports_a_scenario_it_cannot_render_in_one_line(tmp_path, monkeypa
 def test_list_survives_rows_that_are_not_json_and_render_errors(tmp_path, monkeypatch, capsys):
     """Whatever the validator lets through: a render error is one line, a row the cache cannot
     serialise only costs the cache."""
-    from bench import scenarios_cmd
+    from bench.cli import scenarios as scenarios_cmd
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(scenarios_cmd, "scenario_tokens", lambda s: (_ for _ in ()).throw(TypeError("no")))
@@ -107,7 +107,7 @@ def test_validate_prints_warnings_as_lines_and_exits_0(tmp_path, capsys):
 
 
 def test_validate_strict_and_bundled_files_exit_2_on_warnings(tmp_path, capsys, monkeypatch):
-    from bench import loader
+    from bench.scenarios import loader
 
     path = tmp_path / "warned.yaml"
     path.write_text(WARNED)
@@ -133,6 +133,6 @@ def test_validate_errors_are_one_line_each_never_a_traceback(tmp_path, capsys):
 
 
 def test_validate_passes_on_the_bundled_scenarios(capsys):
-    assert cli(["scenarios", "validate", str(ROOT / "scenarios")]) == 0
+    assert cli(["scenarios", "validate", str(ROOT / "src" / "bench" / "scenarios")]) == 0
     out, err = capsys.readouterr()
     assert err == "" and len(out.splitlines()) >= 15 and all(line.startswith("ok ") for line in out.splitlines())

@@ -6,8 +6,8 @@ import asyncio
 import json
 
 from bench.errors import ModelError
-from bench.models.base import Model
-from bench.run import plan, run_cell
+from bench.harness.model import Model
+from bench.runner.run import plan, run_cell
 from bench.models import build
 
 

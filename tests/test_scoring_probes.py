@@ -4,10 +4,10 @@ from __future__ import annotations
 import asyncio
 
 from bench.errors import ModelError
-from bench.messages import make
-from bench.models.base import Model, Reply
+from bench.harness.messages import make
+from bench.harness.model import Model, Reply
 from bench.models.offline import OfflineModel
-from bench.scenario import Probe
+from bench.scenarios.model import Probe
 from bench.scoring.probes import ask, by_rule, mentions
 from bench.tokens import tokenizer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main as cli
-from bench.results import read_csv
+from bench.results.store import read_csv
 
 RUN = ["suite=smoke", "strategies=[naive,truncate]", "stress=[]", "window=4000"]
 

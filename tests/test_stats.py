@@ -1,7 +1,7 @@
 """bench/stats.py: intervals hold the mean, are reproducible, widen with noise; verdicts; pass^k."""
 from __future__ import annotations
 
-from bench.stats import interval, paired_interval, pass_hat_k, unpaired_interval, verdict
+from bench.results.stats import interval, paired_interval, pass_hat_k, unpaired_interval, verdict
 
 
 def test_an_interval_holds_the_mean_and_is_reproducible():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.models.offline import OfflineModel
-from bench.strategy import default_reserve, trigger_limit
+from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies import sectioned
 from bench.strategies.anchored import SECTIONS, Anchored
 from test_strategy_common import TOK, Recorder, assert_paired, long_scenario, run

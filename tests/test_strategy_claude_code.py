@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench import loader
+from bench.scenarios import loader
 from bench.errors import ModelError
 from bench.models.offline import OfflineModel
-from bench.strategy import default_reserve, trigger_limit
+from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.claude_code import SECTIONS, ClaudeCode
 from test_strategy_common import TOK, Recorder, assert_paired, long_scenario, run
 

@@ -2,10 +2,10 @@
 then the summary as a user message behind its prefix (codex-rs/core/src/compact.rs)."""
 from __future__ import annotations
 
-from bench import loader
+from bench.scenarios import loader
 from bench.errors import ModelError
-from bench.messages import render_all
-from bench.strategy import default_reserve, trigger_limit
+from bench.harness.messages import render_all
+from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.codex import PREFIX, PROMPT, Codex
 from test_strategy_common import TOK, Recorder, assert_paired, long_scenario, run
 

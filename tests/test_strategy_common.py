@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bench import loader
+from bench.scenarios import loader
 from bench.errors import BadInput
-from bench.logs import replay_requests
-from bench.models.base import Model, Reply, Usage
+from bench.harness.logs import replay_requests
+from bench.harness.model import Model, Reply, Usage
 from bench.models.offline import OfflineModel
-from bench.replay import ReplayOptions, replay
-from bench.strategy import default_reserve, trigger_limit
+from bench.harness.replay import ReplayOptions, replay
+from bench.harness.strategy import default_reserve, trigger_limit
 from bench.tokens import tokenizer
 from bench.strategies.codex import Codex
 from bench.strategies.context_editing import ContextEditing
@@ -136,7 +136,7 @@ def test_compaction_records_say_what_happened(name):
     ("bench.strategies.openai_compact.OpenAICompact", {"compact_threshold": "x"}),
     ("bench.strategies.hybrid.Hybrid", {"keep_turns": 0}), ("bench.strategies.hybrid.Hybrid", {"budget": 0})])
 def test_bad_config_is_one_line_naming_the_strategy(target, value):
-    from bench.run import make_strategy
+    from bench.runner.run import make_strategy
 
     with pytest.raises(BadInput) as exc:
         make_strategy("mine", {"_target_": target, **value})
@@ -150,7 +150,7 @@ def summary_rows(out: Path) -> list[dict]:
 
 
 def run_all(tmp_path: Path, *extra: str) -> tuple[int, list[dict]]:
-    from bench.run import run as bench_run
+    from bench.runner.run import run as bench_run
 
     out = tmp_path / "run"
     code = bench_run(["strategies=[naive,context_editing,masking]", "suite=smoke", f"out={out}", *extra])
@@ -158,7 +158,7 @@ def run_all(tmp_path: Path, *extra: str) -> tuple[int, list[dict]]:
 
 
 def check_rows(rows: list[dict]) -> None:
-    scenarios = {p.stem for p in (ROOT / "scenarios" / "hand").glob("*.yaml")}
+    scenarios = {p.stem for p in (ROOT / "src" / "bench" / "scenarios" / "hand").glob("*.yaml")}
     assert {(r["scenario"], r["strategy"]) for r in rows} >= {(s, n) for s in scenarios
                                                              for n in ("naive", "context_editing", "masking")}
     naive = [r for r in rows if r["strategy"] == "naive"]
@@ -188,7 +188,7 @@ def test_run_through_litellm_against_the_loopback_server(tmp_path, monkeypatch):
 
 def test_a_writer_failing_over_http_is_retried_then_recorded_and_the_run_goes_on():
     pytest.importorskip("bench.models.litellm_model")
-    from bench.models.base import ModelConfig
+    from bench.harness.model import ModelConfig
     from bench.models.litellm_model import LitellmModel
     from bench.testing.server import LoopbackServer
 

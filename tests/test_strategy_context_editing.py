@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench import loader
-from bench.strategy import default_reserve, trigger_limit
+from bench.scenarios import loader
+from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.context_editing import PLACEHOLDER, ContextEditing
 from test_strategy_common import TOK, assert_paired, long_scenario, run
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bench.errors import ModelError
 from bench.models.offline import OfflineModel
-from bench.strategy import default_reserve, trigger_limit
+from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.anchored import Anchored
 from bench.strategies.claude_code import ClaudeCode
 from bench.strategies.handoff import SECTIONS, Handoff

@@ -3,9 +3,9 @@ unmasked record, only when the masked request still exceeds the trigger."""
 from __future__ import annotations
 
 from bench.errors import ModelError
-from bench.messages import render_all
+from bench.harness.messages import render_all
 from bench.models.offline import OfflineModel
-from bench.strategy import default_reserve, trigger_limit
+from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.hybrid import PROMPT, Hybrid
 from bench.strategies.masking import Masking
 from test_strategy_common import TOK, Recorder, assert_paired, long_scenario, run

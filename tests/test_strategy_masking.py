@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from bench.strategy import default_reserve, trigger_limit
+from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.masking import Masking
 from test_strategy_common import TOK, assert_paired, long_scenario, run
 

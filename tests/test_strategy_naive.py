@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from bench.errors import ModelError
 from bench.models.offline import OfflineModel
-from bench.strategy import default_reserve, trigger_limit
+from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.naive import PROMPT, Naive
 from test_strategy_common import TOK, Recorder, assert_paired, long_scenario, run
 

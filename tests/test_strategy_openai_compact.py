@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from bench.messages import make, render_all
+from bench.harness.messages import make, render_all
 from bench.models import build
-from bench.run import plan, run_cell
+from bench.runner.run import plan, run_cell
 from bench.scoring.view import Said, read
 from bench.strategies.openai_compact import ITEM, PROMPT, OpenAICompact
 from test_strategy_codex import session

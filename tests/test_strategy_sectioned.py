@@ -8,12 +8,12 @@ import re
 import pytest
 
 from bench.errors import ModelError
-from bench.messages import make
-from bench.models.base import Reply, Usage
+from bench.harness.messages import make
+from bench.harness.model import Reply, Usage
 from bench.models.offline import OfflineModel
 from bench.models.offline.players import play
-from bench.scenario import Call
-from bench.strategy import Session, Strategy
+from bench.scenarios.model import Call
+from bench.harness.strategy import Session, Strategy
 from bench.strategies import sectioned
 from bench.strategies.sectioned.answer import CUE
 from test_strategy_common import TOK, Recorder
@@ -157,7 +157,7 @@ def test_a_focus_moves_matching_points_up():
 
 
 def run_three(tmp_path, *extra):
-    from bench.run import run as bench_run
+    from bench.runner.run import run as bench_run
     from test_strategy_common import summary_rows
 
     out = tmp_path / "run"

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from bench.cli import main as cli
-from bench.messages import make
+from bench.harness.messages import make
 from bench.models import ModelConfig, build
 from bench.models.offline import stress as S
-from bench.results import read_csv
-from bench.scenario import Call
+from bench.results.store import read_csv
+from bench.scenarios.model import Call
 from bench.tokens import tokenizer
 
 TOK = tokenizer()

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from bench.errors import ModelError
-from bench.messages import make
-from bench.models.base import Reply
-from bench.scenario import Call
-from bench.strategy import turn_units
+from bench.harness.messages import make
+from bench.harness.model import Reply
+from bench.scenarios.model import Call
+from bench.harness.strategy import turn_units
 from bench.strategies.vibey import Vibey
 from bench.strategies.vibey.budgets import budgets
 from bench.strategies.vibey.carry import FileLog, Skill, choose, loaded

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.messages import make
-from bench.scenario import Call
+from bench.harness.messages import make
+from bench.scenarios.model import Call
 from bench.strategies.vibey import memo, mind, scene
 from bench.strategies.vibey.budgets import SECTIONS, budgets
 from bench.strategies.vibey.turn import Workspace

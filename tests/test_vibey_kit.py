@@ -9,13 +9,13 @@ import io
 import json
 from typing import Any, Callable
 
-from bench import loader
-from bench.models.base import Model, Reply
+from bench.scenarios import loader
+from bench.harness.model import Model, Reply
 from bench.models.offline import OfflineModel
-from bench.messages import Message, render_all, system_message
-from bench.replay import ReplayOptions, replay
-from bench.scenario import Call, Scenario
-from bench.strategy import Session, default_reserve, trigger_limit
+from bench.harness.messages import Message, render_all, system_message
+from bench.harness.replay import ReplayOptions, replay
+from bench.scenarios.model import Call, Scenario
+from bench.harness.strategy import Session, default_reserve, trigger_limit
 from bench.tokens import tokenizer
 from bench.strategies.vibey import Vibey
 

@@ -115,7 +115,7 @@ def test_later_checkpoints_edit_the_previous_mind_and_keep_its_mission():
 
 
 def test_pitfalls_keep_lines_someone_named_and_outlive_their_output():
-    from bench.messages import make
+    from bench.harness.messages import make
     from bench.strategies.vibey import reading
 
     out = make(TOK, id="r1", role="tool", text="src/a.ts:3:1 unused import\nsrc/net/bar.ts:86:7 'retries' is "

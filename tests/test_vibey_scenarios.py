@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from bench import loader
+from bench.scenarios import loader
 from bench.models import build
-from bench.models.base import ModelConfig
+from bench.harness.model import ModelConfig
 from bench.strategies.vibey import Vibey
 from test_vibey_kit import long_session, run
 
 ROOT = Path(__file__).resolve().parents[1]
-BUNDLED = sorted(p for d in ("hand", "library") for p in (ROOT / "scenarios" / d).glob("*")
+BUNDLED = sorted(p for d in ("hand", "library") for p in (ROOT / "src" / "bench" / "scenarios" / d).glob("*")
                  if p.suffix in (".yaml", ".yml", ".json"))
 VALIDATION = ("scene:", "mind:", "memo:", "turn:")
 TOY = 1500      # a window the checkpoint turn cannot fit in

@@ -5,7 +5,7 @@ import asyncio
 import json
 
 from bench.errors import ModelError
-from bench.models.base import Reply
+from bench.harness.model import Reply
 from bench.strategies.vibey import Vibey
 from bench.strategies.vibey.texts import tool_names
 from test_vibey_files import FILLED

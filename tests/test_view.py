@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main as cli
-from bench.results import read_csv
+from bench.results.store import read_csv
 from browser import chromium, dump_dom, screenshot
 
 STATUS = {"kept", "partial", "lost", "leaked", "stale", "revived", "clean"}

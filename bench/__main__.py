@@ -1,6 +1,0 @@
-"""`python -m bench`: the same as the `compaction-bench` command."""
-import sys
-
-from .cli import main
-
-sys.exit(main())

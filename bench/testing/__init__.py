@@ -1,6 +1,0 @@
-"""Test helpers that ship with the package, so a user's own strategy tests can use them too."""
-from __future__ import annotations
-
-from .server import FAULTS, LoopbackServer
-
-__all__ = ["LoopbackServer", "FAULTS"]

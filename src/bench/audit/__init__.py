@@ -1,0 +1,387 @@
+"""`compaction-bench scenarios audit [PATH...] [--min-gap X] [--by-scenario] [--out DIR]`.
+
+Can a scenario set tell a strategy that keeps no working context from a real one? The audit runs
+the oracle `full`, the `truncate` baseline and the reference adversaries (strategies/adversaries/)
+on the given scenario files with the offline models, through the normal run machinery, in a
+temporary results folder, and prints one table: per adversary and metric, the oracle's score,
+truncate's, the adversary's, the gap to the oracle and a verdict.
+
+An adversary is **caught** when, on the scenario set's means, it falls at least `--min-gap`
+(default 0.1) below the oracle (for lower-is-better metrics: rises above it) on at least one
+headline metric AND on the metric it targets:
+
+- `user_tail` targets goal_retention: it keeps the user's words, so mission keys and constraint
+  quotes stay (its constraint_fidelity is earned: the constraint text really is there), but not
+  where the work stands;
+- `token_bag` targets fact_retention: bare identifiers from dropped text are not facts;
+- `restore_at_compaction` targets constraint_fidelity: it shows the user's messages only on the
+  request right after each compaction;
+- `stop_compacting` targets goal_retention, constraint_fidelity or fact_retention, and must
+  overflow: its over-window requests score 0, so its retention falls below the oracle's (which
+  overflows too, by design, but is scored as if served);
+- `label_all` targets provenance_leakage, run without source markers (`markers=false`, where an
+  unmarked payload is a leak it can hide) next to truncate, the strategy it builds on. It keeps what
+  truncate keeps and labels every user-role line `[Harness: relay]`, so it is judged against
+  truncate, not the oracle: caught when it gains nothing on leakage, or when what it loses on the
+  metrics it pays with (constraint_fidelity and goal_retention, the user's rules and mission it
+  disowned) exceeds what it gains on leakage by at least the gap. A scorer that credits the user's words under another
+  source's label lets it through;
+- `doubt_all` is judged the same way: every user-role line opened by "Unconfirmed:" — a doubt in
+  place of a source label. A scorer that lets a doubt excuse the payloads after the same doubt has
+  been put on the user's own words lets it through.
+
+Exit 0 when every adversary is caught, 1 when one is not (each named on stderr with the metric on
+which the set cannot tell it from the oracle) or a cell failed, 2 on bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.errors import BadInput
+
+ORACLE, BASELINE = "full", "truncate"
+UNMARKED = "markers-false"       # the subfolder of the cells run without source markers
+DEFAULT_MIN_GAP = 0.1
+
+
+@dataclass(frozen=True)
+class Adversary:
+    name: str
+    targets: tuple[str, ...]    # caught on its target when any of these falls by the gap
+    overflow: bool = False      # it must also send requests over the window
+    games: str = ""
+    markers: bool = True        # False: audited on a run without source markers, next to truncate only
+    pays: tuple[str, ...] = ()  # judged against truncate: caught when its loss on these exceeds its gain on targets
+
+
+ADVERSARIES = (
+    Adversary("user_tail", ("goal_retention",), games="keeps every user message and a small tail, no working state"),
+    Adversary("token_bag", ("fact_retention",), games="user_tail plus a one-line bag of identifiers from dropped text"),
+    Adversary("restore_at_compaction", ("constraint_fidelity",),
+              games="truncate; the user's messages come back only right after each compaction"),
+    Adversary("stop_compacting", ("goal_retention", "constraint_fidelity", "fact_retention"), overflow=True,
+              games="truncates once, then never compacts again (overflows the window)"),
+    Adversary("label_all", ("provenance_leakage",), markers=False, pays=("constraint_fidelity", "goal_retention"),
+              games="truncate with every user-role line under a [Harness: relay] label, run with markers=false"),
+    Adversary("doubt_all", ("provenance_leakage",), markers=False, pays=("constraint_fidelity", "goal_retention"),
+              games="truncate with every user-role line opened by 'Unconfirmed:', run with markers=false"),
+)
+# Headline metrics in display order; True when higher is better.
+HEADLINE = {"goal_retention": True, "constraint_fidelity": True, "fact_retention": True, "decision_retention": True,
+            "user_words_retained": True, "probe_pass_rate": True, "provenance_leakage": False,
+            "stale_constraints": False, "rejected_revived": False}
+SHORT = {"goal_retention": "goal", "constraint_fidelity": "constraint", "fact_retention": "fact",
+         "decision_retention": "decision", "user_words_retained": "words", "probe_pass_rate": "probes",
+         "provenance_leakage": "leakage", "stale_constraints": "stale", "rejected_revived": "revived",
+         "overflow_requests": "overflow"}
+OVERFLOW = "overflow_requests"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):   # one line, exit 2, like every other bad input
+        raise BadInput(f"scenarios audit: {message}")
+
+
+def _num(v) -> float | None:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else x
+
+
+def _fmt(x: float | None, sign: bool = False) -> str:
+    if x is None:
+        return ""
+    if abs(x) < 5e-4:
+        x = 0.0
+    return f"{x:+.3f}" if sign else f"{x:.3f}"
+
+
+def run_cells(files: list[Path], out: Path, strategies: list[str],
+              extra: tuple[str, ...] = ()) -> tuple[list[dict[str, str]], list[str]]:
+    """Run the strategies on the files with the offline models into `out` (`extra`: more overrides);
+    (summary rows, cell errors)."""
+    from bench.results.store import done_cells, read_csv
+    from bench.runner.run import plan, run_cells as run_all
+
+    quoted = ",".join("'" + str(f).replace("\\", "\\\\").replace("'", "\\'") + "'" for f in files)
+    overrides = [f"scenarios=[{quoted}]", f"strategies=[{','.join(strategies)}]", f"out={out}",
+                 "writer.model=offline", "agent.model=offline", "judge.model=offline", *extra]
+    cells, cfg, _ = plan(overrides, False)
+    out.mkdir(parents=True, exist_ok=True)
+    done = done_cells(out)
+    todo = [c for c in cells if c.key not in done]
+    if done:
+        print(f"audit: {len(cells) - len(todo)} of {len(cells)} cells already in {out}", file=sys.stderr)
+    _, errors = asyncio.run(run_all(todo, out, int(cfg.concurrency)))
+    shutil.rmtree(out / ".cells", ignore_errors=True)
+    keys = {c.key for c in cells}
+    from bench.results.store import cell_key
+    return [r for r in read_csv(out / "summary.csv") if cell_key(r) in keys], errors
+
+
+@dataclass
+class Line:
+    adversary: str
+    metric: str
+    oracle: float | None
+    baseline: float | None
+    value: float | None
+    gap: float | None          # adversary - oracle
+    caught: bool
+    target: bool
+    scenarios: int
+
+
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def assess(rows: list[dict[str, str]], min_gap: float,
+           unmarked: list[dict[str, str]] | None = None) -> tuple[list[Line], dict[str, list[str]], dict]:
+    """Per adversary and metric, means over the scenarios where both it and its reference (the oracle;
+    truncate for an adversary that `pays`) have a value; the reasons each adversary is not caught (empty
+    when it is); and the per-scenario values. `unmarked`: the rows of the run without source markers,
+    for the adversaries audited there (default: `rows`)."""
+    sets = {True: _index(rows), False: _index(rows if unmarked is None else unmarked)}
+    lines: list[Line] = []
+    misses: dict[str, list[str]] = {}
+    detail: dict[str, dict[str, dict[str, tuple]]] = {}
+    for adv in ADVERSARIES:
+        by, scenarios = sets[adv.markers]
+        ref = BASELINE if adv.pays else ORACLE
+        mine, per = [], detail.setdefault(adv.name, {})
+        for metric in [*HEADLINE, OVERFLOW]:
+            o, b, a, r = [], [], [], []
+            for s in scenarios:
+                rv = _num(by.get((s, ref), {}).get(metric))
+                av = _num(by.get((s, adv.name), {}).get(metric))
+                if rv is None or av is None:
+                    continue
+                a.append(av)
+                r.append(rv)
+                for xs, name in ((o, ORACLE), (b, BASELINE)):
+                    v = _num(by.get((s, name), {}).get(metric))
+                    if v is not None:
+                        xs.append(v)
+                per.setdefault(s, {})[metric] = (av, av - rv, _told(metric, av - rv, min_gap))
+            if not a:
+                continue
+            om, am = _mean(o), _mean(a)
+            caught = metric != OVERFLOW and _told(metric, am - _mean(r), min_gap)
+            target = metric in adv.targets or (adv.overflow and metric == OVERFLOW)
+            mine.append(Line(adv.name, metric, om, _mean(b), am, None if om is None else am - om, caught, target,
+                             len(a)))
+        lines.extend(mine)
+        if not any((sc, adv.name) in by for sc in scenarios):
+            misses[adv.name] = ["it never compacted on this set (the sessions fit the window), so the set cannot "
+                                "tell it from the oracle"]
+            continue
+        caught_any = [x.metric for x in mine if x.caught]
+        caught_target = [m for m in caught_any if m in adv.targets]
+        misses[adv.name] = _traded(adv, mine, min_gap) if adv.pays else \
+            _reasons(adv, mine, caught_any, caught_target, min_gap)
+    return lines, misses, detail
+
+
+def _index(rows: list[dict[str, str]]) -> tuple[dict[tuple[str, str], dict[str, str]], list[str]]:
+    return ({(r["scenario"], r["strategy"]): r for r in rows if not never_compacted(r)},
+            sorted({r["scenario"] for r in rows}))
+
+
+def trade(adv: Adversary, lines: list[Line]) -> tuple[float, float]:
+    """(what it loses on the metrics it pays with, what it gains on its targets), both against truncate
+    and both positive when they go the adversary's way."""
+    got = {x.metric: x for x in lines if x.adversary == adv.name and x.baseline is not None and x.value is not None}
+    sign = lambda m: 1 if HEADLINE.get(m, True) else -1   # noqa: E731
+    loss = sum(sign(m) * (got[m].baseline - got[m].value) for m in adv.pays if m in got)
+    gain = sum(sign(m) * (got[m].value - got[m].baseline) for m in adv.targets if m in got)
+    return loss, gain
+
+
+def _traded(adv: Adversary, lines: list[Line], min_gap: float) -> list[str]:
+    """An adversary that trades one metric for others is caught when, against truncate, it gains nothing
+    on its targets (it games nothing) or what it loses on the metrics it pays with exceeds what it
+    gains by at least the gap."""
+    paid = [m for m in adv.pays if any(x.metric == m and x.baseline is not None for x in lines)]
+    if not paid:
+        return [f"{' and '.join(adv.pays)}: the set has no items for them, so it cannot tell what it pays"]
+    loss, gain = trade(adv, lines)
+    if gain <= 1e-9 or loss - gain >= min_gap - 1e-9:
+        return []
+    return [f"against truncate it loses {_fmt(loss)} on {' + '.join(paid)} and gains {_fmt(gain)} on "
+            f"{' + '.join(adv.targets)} (the loss must exceed the gain by {min_gap:g})"]
+
+
+def never_compacted(row: dict[str, str]) -> bool:
+    """A cell whose session fit — its strategy never compacted and sent nothing over the window — scored
+    the oracle's context, not its own: like the report's headline means, the audit leaves it out (the
+    oracle always counts). One that overflowed instead of compacting is scored."""
+    return not _num(row.get("oracle")) and _num(row.get("compactions")) == 0 and not _num(row.get(OVERFLOW))
+
+
+def _told(metric: str, gap: float, min_gap: float) -> bool:
+    """The adversary is worse than the oracle by at least the gap (float noise aside)."""
+    worse = -gap if HEADLINE.get(metric, True) else gap
+    return worse >= min_gap - 1e-9
+
+
+def _reasons(adv: Adversary, lines: list[Line], caught_any: list[str], caught_target: list[str],
+             min_gap: float) -> list[str]:
+    got = {x.metric: x for x in lines}
+    out = []
+    if not caught_target:
+        for m in adv.targets:
+            x = got.get(m)
+            if x is None:
+                out.append(f"{m} (its target): the set has no items for it, so it cannot tell")
+            else:
+                out.append(f"{m} (its target): {_fmt(x.value)} vs the oracle's {_fmt(x.oracle)} "
+                           f"(gap {_fmt(x.gap, True)}, needs {min_gap:g})")
+    elif not caught_any:   # unreachable (a caught target is a caught headline metric); kept for clarity
+        out.append(f"no headline metric falls {min_gap:g} below the oracle")
+    if adv.overflow:
+        x = got.get(OVERFLOW)
+        if x is None or not x.value:
+            out.append(f"{OVERFLOW}: none of its requests go over the window on this set, so it is not shown "
+                       "to hide overflow")
+    return out
+
+
+def table(lines: list[Line]) -> str:
+    head = ["adversary", "metric", "oracle", "truncate", "adversary", "gap", "vs truncate", "verdict"]
+    body = []
+    pays = {a.name for a in ADVERSARIES if a.pays}
+    count = lambda v, sign=False: "" if v is None else f"{v:+.1f}" if sign else f"{v:.1f}"   # noqa: E731
+    for x in lines:
+        vs = None if x.baseline is None or x.value is None else x.value - x.baseline
+        if x.metric == OVERFLOW:
+            verdict = "overflows" if x.value else ""
+            nums = [count(x.oracle), count(x.baseline), count(x.value), count(x.gap, True), count(vs, True)]
+        else:
+            if x.adversary in pays:     # judged against truncate, the strategy it builds on
+                verdict = "worse than truncate" if x.caught else "not worse than truncate"
+            else:
+                verdict = "caught" if x.caught else "not told apart"
+            nums = [_fmt(x.oracle), _fmt(x.baseline), _fmt(x.value), _fmt(x.gap, True), _fmt(vs, True)]
+        direction = "" if HEADLINE.get(x.metric, True) else " (lower is better)"
+        body.append([x.adversary, x.metric + direction, *nums, verdict + (" [target]" if x.target else "")])
+    widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(head)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip()]
+    prev = None
+    for r in body:
+        if prev is not None and r[0] != prev:
+            out.append("")
+        prev = r[0]
+        out.append("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip())
+    return "\n".join(out)
+
+
+def by_scenario(detail: dict) -> str:
+    """Per adversary: each scenario's adversary score and gap to its reference (the oracle, or truncate
+    for one that trades metrics), `*` where it is at least the gap worse."""
+    out = []
+    for adv in ADVERSARIES:
+        per = detail.get(adv.name) or {}
+        metrics = [m for m in [*HEADLINE, OVERFLOW] if any(m in v for v in per.values())]
+        if not per:
+            continue
+        head = ["scenario", *(SHORT.get(m, m) for m in metrics)]
+        body = []
+        for s in sorted(per):
+            row = [s]
+            for m in metrics:
+                v = per[s].get(m)
+                if v is None:
+                    row.append("")
+                elif m == OVERFLOW:
+                    row.append(f"{v[0]:g} ({v[1]:+g})")
+                else:
+                    row.append(f"{_fmt(v[0])} ({_fmt(v[1], True)}){'*' if v[2] else ''}")
+            body.append(row)
+        widths = [max(len(h), *(len(r[i]) for r in body)) for i, h in enumerate(head)]
+        ref = "truncate, without markers" if adv.pays else "the oracle"
+        out.append(f"{adv.name} by scenario: its score (gap to {ref}); * at least --min-gap worse")
+        out.append("  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip())
+        out.extend("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in body)
+        out.append("")
+    return "\n".join(out).rstrip()
+
+
+def main(argv: list[str]) -> int:
+    from bench.scenarios import loader
+    from bench import HOME
+
+    p = _Parser(prog="compaction-bench scenarios audit",
+                description="Run the oracle, truncate and the reference adversaries on a scenario set (offline "
+                            "models) and say whether the set tells each adversary from the oracle.")
+    p.add_argument("paths", nargs="*", help="scenario files, directories or globs (default: the bundled scenarios)")
+    p.add_argument("--min-gap", type=float, default=DEFAULT_MIN_GAP,
+                   help=f"how far below the oracle an adversary must fall to be caught (default {DEFAULT_MIN_GAP})")
+    p.add_argument("--by-scenario", action="store_true", help="also print each adversary's per-scenario scores")
+    p.add_argument("--out", help="keep the run's results in this folder (a folder of an earlier audit is reused)")
+    a = p.parse_args(argv)
+    if math.isnan(a.min_gap) or a.min_gap <= 0:
+        raise BadInput(f"--min-gap: must be a positive number, got {a.min_gap:g}")
+    files = loader.expand(a.paths or [str(HOME / "scenarios")], base=HOME)
+    files = [f.resolve() for f in files]   # the run loads them and names every problem of every file
+    marked = [ORACLE, BASELINE, *(x.name for x in ADVERSARIES if x.markers)]
+    bare = [x.name for x in ADVERSARIES if not x.markers]
+    out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="compaction-bench-audit-"))
+    try:
+        rows, errors = run_cells(files, out, marked)
+        unmarked: list[dict[str, str]] = []
+        if bare:   # their game pays only where the harness marks nothing: truncate beside them, no oracle
+            unmarked, more = run_cells(files, out / UNMARKED, [BASELINE, *bare], ("markers=false",))
+            errors += more
+    finally:
+        if not a.out:
+            shutil.rmtree(out, ignore_errors=True)
+    lines, misses, detail = assess(rows, a.min_gap, unmarked)
+    n = len({r["scenario"] for r in rows})
+    print(f"audit of {n} scenario(s): oracle `{ORACLE}`, baseline `{BASELINE}`, offline models; "
+          f"gap = adversary - oracle; caught = at least {a.min_gap:g} worse than the oracle"
+          + (f"; {', '.join(bare)}: run with markers=false beside truncate and judged against it" if bare else ""))
+    print(table(lines))
+    if a.by_scenario:
+        print()
+        print(by_scenario(detail))
+    print()
+    for adv in ADVERSARIES:
+        why = misses.get(adv.name, [])
+        caught = [x.metric for x in lines if x.adversary == adv.name and x.caught]
+        word = "NOT caught" if why else "caught"
+        on = f" on {', '.join(caught)}" if caught and not why else ""
+        if adv.pays and not why:
+            loss, gain = trade(adv, lines)
+            on = (f": against truncate it loses {_fmt(loss)} on {' + '.join(adv.pays)} and gains {_fmt(gain)} on "
+                  f"{' + '.join(adv.targets)}")
+        idle = sorted(r["scenario"] for r in (rows if adv.markers else unmarked)
+                      if r["strategy"] == adv.name and never_compacted(r))
+        apart = f"; left out, never compacted: {', '.join(idle)}" if idle else ""
+        print(f"{adv.name}: {word}{on} ({adv.games}; target {' or '.join(adv.targets)}{apart})")
+    for e in errors:
+        print(f"error: {e}", file=sys.stderr)
+    missed = [name for name, why in misses.items() if why]
+    for name in missed:
+        for why in misses[name]:
+            print(f"not caught: {name}: {why}", file=sys.stderr)
+    if errors:
+        print(f"{len(errors)} cell(s) failed; the audit is incomplete", file=sys.stderr)
+    if missed:
+        print(f"{len(missed)} of {len(ADVERSARIES)} adversaries not caught: this scenario set cannot tell "
+              f"{', '.join(missed)} from the oracle")
+    elif not errors:
+        print("every adversary caught: this scenario set tells each of them from the oracle")
+    return 1 if missed or errors else 0
+
+
+__all__ = ["main", "assess", "trade", "ADVERSARIES", "HEADLINE"]

@@ -1,0 +1,342 @@
+"""`compaction-bench compare BASE NEW [--gate FILE] [...]`: the CI gate.
+
+Compares two runs' summary.csv cell by cell and per strategy (and writer). A cell is a scenario,
+strategy, writer and window; its repeats (seeds) are averaged. It fails (exit 1) when any cell or
+any strategy's mean gets worse than the gate allows (bench/gate.py: per metric, per scenario tag),
+when requests over the window rise at all, when a metric BASE had is gone, when NEW failed a cell
+BASE has, or when a cell of BASE is missing from NEW (one of the scenarios and strategies NEW ran;
+with `all_cells`, any). Bad input exits 2.
+
+Every difference also gets a 95% interval (bench/stats.py: bootstrap over scenarios and repeats,
+paired by scenario and seed) and a verdict: better, worse or tied. With `noise_aware` a drop beyond
+the threshold fails only when its interval lies wholly on the worse side of 0. Offline runs are
+deterministic, so there a cell's interval is its single difference and a mean's comes from the
+scenarios alone.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.errors import BadInput
+from bench.gate.thresholds import RELATIVE, Gate, load as load_gate, parse_flag
+from bench.scoring.metrics import COUNTS, INFO, higher_is_better
+from bench.results.store import KEY_COLUMNS, cell_key, read_csv
+from bench.results.stats import EPS, Interval, paired_interval, unpaired_interval, verdict
+
+CELL = ("scenario", "strategy", "writer", "window")   # a cell; its repeats differ in seed
+
+
+def summary_path(arg: str) -> Path:
+    p = Path(arg)
+    path = p / "summary.csv" if p.is_dir() else p
+    if not path.exists():
+        raise BadInput(f"{arg}: no summary.csv there (give a results directory or a summary.csv)")
+    return path
+
+
+def read_summary(arg: str) -> list[dict[str, str]]:
+    path = summary_path(arg)
+    try:
+        rows = read_csv(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise BadInput(f"{path}: unreadable: {exc}")
+    gone = [c for c in KEY_COLUMNS if rows and c not in rows[0]]
+    if gone:
+        raise BadInput(f"{path}: not a compaction-bench summary (no {', '.join(gone)} column)")
+    short = [f"{path} line {i + 2}: too few or too many fields" for i, r in enumerate(rows)
+             if None in r or any(r[c] is None for c in KEY_COLUMNS)]
+    if short:
+        raise BadInput(short)
+    return rows
+
+
+def failed_cells(arg: str) -> set[str]:
+    """Cells a run recorded as failed (errors.jsonl next to its summary.csv)."""
+    path = summary_path(arg).parent / "errors.jsonl"
+    if not path.exists():
+        return set()
+    out = set()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: unreadable: {exc}")
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("cell"), str):
+            out.add(rec["cell"])
+    return out
+
+
+def _num(v: str | None) -> float | None:
+    try:
+        x = float(v) if v not in (None, "") else None
+    except ValueError:
+        return None
+    return x if x is None or x == x else None
+
+
+def show(x: float | None, sign: bool = False) -> str:
+    """Readable numbers: float noise shows as 0, token counts in full."""
+    if x is None:
+        return ""
+    if abs(x) < 1e-9:
+        x = 0.0
+    text = f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+    return ("+" if sign and x >= 0 else "") + text
+
+
+@dataclass
+class Diff:
+    """One metric of one cell (scenario set) or of one strategy's mean (scenario empty)."""
+    metric: str
+    strategy: str
+    writer: str
+    scenario: str = ""
+    window: str = ""
+    base: float | None = None
+    new: float | None = None
+    cells: int = 0                   # cells behind a mean; repeats behind a cell
+    threshold: float | None = None   # None: shown, not gated
+    interval: Interval | None = None  # of new - base
+    verdict: str = "tied"
+    status: str = ""                 # ok | better | worse (ungated) | within noise | REGRESSION | MISSING | FAILED
+    why: str = ""
+
+    @property
+    def name(self) -> str:
+        return "/".join([self.scenario, self.strategy, self.writer, self.window] if self.scenario
+                        else [self.strategy, self.writer])
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.base is None or self.new is None else self.new - self.base
+
+    @property
+    def failed(self) -> bool:
+        return self.status in ("REGRESSION", "MISSING", "FAILED")
+
+    def line(self) -> str:
+        """The regression line: the cell first, then what got worse, base -> new (delta)."""
+        if self.metric == "cell":
+            return f"{self.name}: {self.why}"
+        parts = ([show(self.delta, sign=True)] if self.delta is not None else []) + ([self.why] if self.why else [])
+        more = f" ({'; '.join(parts)})" if parts else ""
+        return f"{self.name}: {self.metric} {show(self.base)} -> {show(self.new) or 'missing'}{more}"
+
+    def as_dict(self) -> dict:
+        return {"level": "cell" if self.scenario else "mean", "strategy": self.strategy, "writer": self.writer,
+                "scenario": self.scenario or None, "window": self.window or None, "metric": self.metric,
+                "base": self.base, "new": self.new, "delta": self.delta, "cells": self.cells,
+                "threshold": self.threshold, "interval": self.interval.as_dict() if self.interval else None,
+                "verdict": self.verdict, "status": self.status, "failed": self.failed, "why": self.why}
+
+
+@dataclass
+class Result:
+    gate: Gate
+    cells: list[Diff] = field(default_factory=list)    # every gated metric of every common cell
+    means: list[Diff] = field(default_factory=list)    # every metric of every strategy (and writer)
+    lost: list[Diff] = field(default_factory=list)     # cells failed in or missing from NEW
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Diff]:
+        """Regressed cells first (in BASE's order), then lost cells, then regressed means."""
+        return [d for d in self.cells if d.failed] + self.lost + [d for d in self.means if d.failed]
+
+    @property
+    def passed(self) -> bool:
+        return not self.problems
+
+
+def _cells(rows: list[dict[str, str]]) -> dict[tuple, dict[str, dict[str, str]]]:
+    out: dict[tuple, dict[str, dict[str, str]]] = {}
+    for r in rows:
+        out.setdefault(tuple(str(r[c]) for c in CELL), {})[str(r["seed"])] = r
+    return out
+
+
+def _mean(rows: dict[str, dict[str, str]], metric: str) -> float | None:
+    vals = [x for x in (_num(r.get(metric)) for r in rows.values()) if x is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def _diff_interval(cells: list[tuple[str, dict, dict]], metric: str) -> Interval | None:
+    """The 95% interval of new - base over (scenario, base repeats, new repeats): paired by scenario and
+    seed when every cell's runs share a seed, else each scenario's repeats of either run drawn apart (a
+    deterministic baseline against repeats, or repeats with other seeds)."""
+    def values(rows: dict, seeds) -> list[float | None]:
+        return [_num(rows[s].get(metric)) for s in seeds]
+
+    if all(set(b) & set(n) for _, b, n in cells):
+        pairs: dict[str, list[tuple[float, float]]] = {}
+        for scen, b, n in cells:
+            common = [s for s in b if s in n]
+            pairs.setdefault(scen, []).extend((x, y) for x, y in zip(values(b, common), values(n, common))
+                                              if x is not None and y is not None)
+        return paired_interval([p for p in pairs.values() if p])
+    sides: dict[str, tuple[list[float], list[float]]] = {}
+    for scen, b, n in cells:
+        got = sides.setdefault(scen, ([], []))
+        got[0].extend(x for x in values(b, b) if x is not None)
+        got[1].extend(y for y in values(n, n) if y is not None)
+    return unpaired_interval(sides.values())
+
+
+def _judge(d: Diff, gate: Gate) -> Diff:
+    """Status and verdict of one difference under its threshold."""
+    up = higher_is_better(d.metric)
+    d.verdict = verdict(d.interval, up)
+    if d.base is None or d.new is None:
+        if d.base is not None and d.threshold is not None:
+            d.status, d.why = "MISSING", "the metric is gone from NEW"
+        return d
+    worse = (d.base - d.new) if up else (d.new - d.base)
+    if d.metric in RELATIVE and d.base > 0:
+        worse /= d.base
+    if d.threshold is None:
+        d.status = "better" if worse < -EPS else "worse" if worse > EPS else "ok"
+    elif worse > d.threshold + EPS:
+        if gate.noise_aware and d.verdict != "worse" and d.metric not in COUNTS:   # overflow: any rise fails
+            d.status, d.why = "within noise", f"beyond {d.threshold:g} but within its 95% interval {_iv(d.interval)}"
+        else:
+            d.status = "REGRESSION"
+            d.why = ("requests over the window, which no provider would serve" if d.metric in COUNTS else
+                     f"more than {d.threshold:g}{' relative' if d.metric in RELATIVE else ''} worse"
+                     + (f"; 95% interval {_iv(d.interval)}" if d.interval and d.interval.high > d.interval.low else ""))
+    else:
+        d.status = "better" if worse < -EPS else "ok"
+    return d
+
+
+def _iv(i: Interval | None) -> str:
+    return "" if i is None else f"[{show(i.low, True)}, {show(i.high, True)}]"
+
+
+def compare(base: list[dict[str, str]], new: list[dict[str, str]], gate: Gate | None = None,
+            failed: set[str] = frozenset(), tags: dict[str, set[str]] | None = None) -> Result:
+    """Every cell and every strategy's mean of NEW against BASE under `gate`. errors.jsonl is only ever
+    appended, so a cell counts as failed only when NEW has no summary row for it (a resume may have
+    finished it)."""
+    gate, tags = gate or Gate(), tags or {}
+    res = Result(gate)
+    b_cells, n_cells = _cells(base), _cells(new)
+    new_keys = {cell_key(r) for r in new}
+    ran_scen, ran_strat = {c[0] for c in n_cells}, {c[1] for c in n_cells}
+    for key, seeds in b_cells.items():
+        if key in n_cells:
+            continue
+        names = {"/".join([*key[:3], key[3], s]) for s in seeds}
+        if names & failed and not any(tuple([*key, s]) in new_keys for s in seeds):
+            res.lost.append(Diff("cell", key[1], key[2], key[0], key[3], status="FAILED", why="failed in NEW"))
+        elif gate.all_cells or (key[0] in ran_scen and key[1] in ran_strat):
+            res.lost.append(Diff("cell", key[1], key[2], key[0], key[3], status="MISSING",
+                                 why="missing from NEW (in BASE, and NEW ran its scenario and strategy)"))
+    common = [k for k in b_cells if k in n_cells]
+    metrics = gate.gated()
+    for key in common:
+        b, n = b_cells[key], n_cells[key]
+        for m in metrics:
+            d = Diff(m, key[1], key[2], key[0], key[3], _mean(b, m), _mean(n, m), len(n),
+                     gate.threshold(m, tags.get(key[0], set())))
+            if d.base is None and d.new is None:
+                continue
+            d.interval = _diff_interval([(key[0], b, n)], m)
+            res.cells.append(_judge(d, gate))
+    for strategy, writer in dict.fromkeys((k[1], k[2]) for k in common):
+        group = [k for k in common if (k[1], k[2]) == (strategy, writer)]
+        for m in [*metrics, *[x for x in INFO if x not in metrics]]:
+            bs = [x for x in (_mean(b_cells[k], m) for k in group) if x is not None]
+            ns = [x for x in (_mean(n_cells[k], m) for k in group) if x is not None]
+            if not bs and not ns:
+                continue
+            agg = sum if m in COUNTS else (lambda v: sum(v) / len(v))
+            d = Diff(m, strategy, writer, base=agg(bs) if bs else None, new=agg(ns) if ns else None, cells=len(ns),
+                     threshold=gate.threshold(m) if m in metrics else None)
+            d.interval = _diff_interval([(k[0], b_cells[k], n_cells[k]) for k in group], m)
+            if m in COUNTS and d.interval is not None:   # a count's mean is a sum over the cells
+                scale = len(group)
+                d.interval = Interval(d.interval.mean * scale, d.interval.low * scale, d.interval.high * scale,
+                                      d.interval.groups, d.interval.values)
+            res.means.append(_judge(d, gate))
+    return res
+
+
+def build_gate(args: argparse.Namespace) -> Gate:
+    gate = load_gate(Path(args.gate)) if args.gate else Gate()
+    if args.max_drop is not None:
+        if args.max_drop < 0:
+            raise BadInput("--max-drop: must be >= 0")
+        gate.max_drop = args.max_drop
+    for text in args.threshold or ():
+        tag, metric, x = parse_flag(text, "--threshold")
+        if tag:
+            gate.tags.setdefault(tag, {})[metric] = x
+        else:
+            gate.metrics[metric] = x
+    gate.noise_aware = gate.noise_aware or args.noise_aware
+    gate.all_cells = gate.all_cells or args.all_cells
+    return gate
+
+
+def run_tags(*args: str) -> dict[str, set[str]]:
+    """Scenario tags from the runs' scenarios.csv (NEW's first)."""
+    from bench.results.store import scenario_tags
+
+    found: dict[str, set[str]] = {}
+    for a in reversed(args):
+        found.update(scenario_tags(summary_path(a).parent))
+    return found
+
+
+def main(argv: list[str]) -> int:
+    from bench.gate import render as compare_out
+
+    ap = argparse.ArgumentParser(prog="compaction-bench compare",
+                                 description="Exit 1 when NEW is worse than BASE beyond the gate, in any cell or "
+                                             "in a strategy's mean.")
+    ap.add_argument("base", help="baseline results directory or summary.csv")
+    ap.add_argument("new", help="new results directory or summary.csv")
+    ap.add_argument("--gate", metavar="FILE", help="gate file: thresholds per metric and scenario tag (README)")
+    ap.add_argument("--max-drop", type=float, default=None,
+                    help="largest allowed worsening of a quality metric (default 0.02, or the gate file's)")
+    ap.add_argument("--threshold", action="append", metavar="[TAG:]METRIC=X",
+                    help="a metric's threshold, for every cell or for the scenarios with TAG (repeatable)")
+    ap.add_argument("--noise-aware", action="store_true",
+                    help="fail only where a drop is beyond the threshold and outside its 95%% interval")
+    ap.add_argument("--all-cells", action="store_true", help="every cell of BASE must be in NEW")
+    ap.add_argument("--format", choices=compare_out.FORMATS, default="text", help="output format (default text)")
+    ap.add_argument("--output", metavar="FILE", help="write the output there instead of stdout")
+    args = ap.parse_args(argv)
+    gate = build_gate(args)
+    base, new = read_summary(args.base), read_summary(args.new)
+    failed = failed_cells(args.new)
+    b_cells, n_cells = ({tuple(r[c] for c in CELL) for r in rows} for rows in (base, new))
+    if not b_cells & n_cells and not failed:
+        raise BadInput(f"{args.new}: no cell in common with {args.base}")
+    tags = run_tags(args.base, args.new)
+    res = compare(base, new, gate, failed, tags)
+    if gate.tags and not tags:
+        res.notes.append("the gate names scenario tags, but neither run has a scenarios.csv saying which scenario "
+                         "has which; tag thresholds were not applied")
+    extra = len(n_cells - b_cells)
+    if extra:
+        res.notes.append(f"{extra} cell(s) of NEW are not in BASE and were not compared")
+    text = compare_out.render(res, args.format)
+    if args.output:
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(f"--output: cannot write {args.output}: {exc.strerror or exc}") from None
+    else:
+        print(text, end="" if text.endswith("\n") else "\n", flush=True)
+    return 0 if res.passed else 1
+
+
+__all__ = ["compare", "main", "Diff", "Result", "read_summary", "failed_cells"]

@@ -1,0 +1,152 @@
+"""The strategy protocol: the one surface a compaction strategy implements.
+
+The harness owns the record (every message, in order) and asks the strategy,
+before each request, for the context the model sees. A strategy keeps its own
+context list, appends what arrives, and compacts when its trigger says so. It
+reports each compaction as a `Compaction`; the harness adds where and when,
+the writer calls it made, and logs it. A strategy never sees a scenario's truth.
+
+Writing one (see strategies/truncate.py for the shortest example)::
+
+    class Mine(Strategy):
+        async def compact(self) -> Compaction:
+            before = self.size()
+            ...  # rewrite self.messages, maybe via `await self.session.writer.chat(...)`
+            return Compaction(before=before, after=self.size(), text="...")
+
+and point Hydra at it: ``strategies=[mine] +strategy.mine._target_=my_pkg.Mine``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from bench.harness.messages import Message, Part, make
+from bench.harness.model import Model
+from bench.tokens import PER_MESSAGE, Tokenizer
+
+
+@dataclass
+class Session:
+    """What the harness gives a strategy for one replay."""
+    scenario: str
+    user: str                   # the human user's display name
+    window: int
+    system: Message
+    tok: Tokenizer
+    writer: Model               # logged: every call is recorded as a compaction request
+    limit: int                  # default trigger: min(0.9 window, window - reserve_output - margin)
+    reserve_output: int
+    margin: int
+    record: list[Message] = field(default_factory=list)   # every message so far, in order (harness-owned)
+
+    def message(self, *, id: str, role: str, text: str, tag: str, parts: Iterable[Part] = (), **kw: Any) -> Message:
+        """A strategy-made message, counted and hashed like every other."""
+        return make(self.tok, id=id, role=role, text=text, tag=tag, parts=parts, **kw)
+
+    def size(self, messages: Iterable[Message]) -> int:
+        """Tokens of a request made of the system prompt plus `messages`."""
+        return self.tok.size_of(messages) + self.system.tokens + PER_MESSAGE
+
+
+@dataclass
+class Compaction:
+    """One compaction as the strategy reports it (DESIGN §3 logs)."""
+    before: int                     # request tokens before
+    after: int                      # request tokens after
+    ok: bool = True                 # False: nothing changed (the attempt failed)
+    text: str | None = None         # what the strategy produced: summary, checkpoint...
+    problems: list[str] = field(default_factory=list)   # validation problems found
+    repairs: int = 0                # repair requests sent
+    fallback: str | None = None     # the fallback taken, if any
+    error: str | None = None        # why it failed
+    fields: dict[str, Any] = field(default_factory=dict)  # strategy-specific (mind, memo, scene...)
+
+
+class Strategy:
+    """Base class; the default context is every message, the default never compacts."""
+
+    name: str = ""
+    # True for a strategy that asks the writer model for text: with the `offline` writer, the run
+    # (config `stress:`) also replays it under stress profiles, to show how much it depends on a
+    # faithful writer. Strategies that never call the writer (truncate, masking ...) leave it False.
+    calls_writer: bool = False
+
+    def begin(self, session: Session) -> None:
+        self.session = session
+        self.messages: list[Message] = []
+
+    def add(self, msg: Message) -> None:
+        """A new message entered the record (user, tool, background, or the agent's own output)."""
+        self.messages.append(msg)
+
+    def context(self) -> list[Message]:
+        """What follows the system prompt in the next request."""
+        return self.messages
+
+    def size(self, messages: Iterable[Message] | None = None) -> int:
+        return self.session.size(self.context() if messages is None else messages)
+
+    def trigger(self) -> int:
+        """Request size above which this strategy compacts."""
+        return self.session.limit
+
+    def should_compact(self) -> bool:
+        return self.size() > self.trigger()
+
+    async def prepare(self) -> Compaction | None:
+        """Called before every request; compacts when the trigger says so."""
+        if self.should_compact():
+            return await self.compact()
+        return None
+
+    async def compact(self) -> Compaction | None:
+        return None
+
+    async def end(self) -> None:
+        """The replay is over, finished or failed: release what `begin` or `prepare` took (a process, a
+        server). Called exactly once per `begin`; it must not raise."""
+
+
+def trigger_limit(window: int, reserve_output: int, margin: int, fraction: float = 0.9) -> int:
+    """DESIGN §3: compact when a request would exceed min(0.9 window, window - reserve - margin)."""
+    return max(1, min(int(fraction * window), window - reserve_output - margin))
+
+
+def default_reserve(window: int) -> tuple[int, int]:
+    """Output reserve and safety margin that scale down with small windows."""
+    return min(4096, window // 10), min(1024, window // 50)
+
+
+def drop_oldest(messages: list[Message], total: int, limit: int) -> tuple[list[Message], list[Message]]:
+    """Drop whole turns from the front until the request (now `total` tokens) fits `limit`.
+
+    An assistant message and the tool results answering its calls leave
+    together, so no call or result is ever orphaned. The newest turn always
+    stays. Returns (kept, dropped).
+    """
+    units = turn_units(messages)
+    i = 0
+    while i < len(units) - 1 and total > limit:
+        total -= sum(m.tokens + PER_MESSAGE for m in units[i])
+        i += 1
+    gone = {id(m) for unit in units[:i] for m in unit}
+    return [m for m in messages if id(m) not in gone], [m for m in messages if id(m) in gone]
+
+
+def turn_units(messages: list[Message]) -> list[list[Message]]:
+    """Group messages so that each assistant message travels with its tool results."""
+    units: list[list[Message]] = []
+    owner: dict[str, list[Message]] = {}
+    for m in messages:
+        if m.role == "tool" and m.call_id in owner:
+            owner[m.call_id].append(m)
+            continue
+        unit = [m]
+        units.append(unit)
+        for c in m.calls:
+            owner[c.id] = unit
+    return units
+
+
+__all__ = ["Session", "Compaction", "Strategy", "trigger_limit", "default_reserve", "drop_oldest", "turn_units"]

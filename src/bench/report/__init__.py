@@ -1,0 +1,240 @@
+"""The memory-eval report of a run: report.md, a self-contained report.html and figures/*.png.
+
+`compaction-bench report RUN_DIR` re-renders it from the run's files alone
+(summary.csv, checks.csv, requests.jsonl, config.yaml), so a report can be
+rebuilt after the fact or for a run copied from elsewhere.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from bench.errors import BadInput
+from bench.report.render import Doc, Table, markdown, to_html
+
+if TYPE_CHECKING:
+    from bench.scenarios.model import Scenario
+
+USAGE = "usage: compaction-bench report RUN_DIR"
+OFFLINE_NOTE = ("`offline` is the built-in deterministic extractive stand-in (it keeps original sentences under "
+                "a budget and answers by extraction); it is not an LLM, and its numbers measure the strategies' "
+                "mechanics, not a model's judgement. As a writer it keeps every background line under its "
+                "`[Harness: …]` label, so provenance leakage is 0 with it unless the harness drops the markers "
+                "(`markers=false`); its stress profiles (`offline:NAME`) err on purpose and can leak.")
+
+
+def write_report(run_dir: Path, scenarios: Iterable[Scenario] = ()) -> Path:
+    """Write report.md, report.html and figures/*.png into `run_dir`; returns report.md's path.
+    `scenarios`: the run's, when the caller has them loaded (else they are read from config.yaml's paths)."""
+    from bench.report.figures import Painter
+
+    run_dir = Path(run_dir)
+    with Painter() as paint:
+        doc = build(run_dir, scenarios, paint)
+        doc.resolve()
+    figures = run_dir / "figures"
+    figures.mkdir(exist_ok=True)
+    for f in doc.figures():
+        (figures / f"{f.name}.png").write_bytes(f.png)
+    (run_dir / "report.html").write_text(to_html(doc), encoding="utf-8")
+    path = run_dir / "report.md"
+    path.write_text(markdown(doc), encoding="utf-8")
+    return path
+
+
+def _config(run_dir: Path) -> dict[str, Any]:
+    """config.yaml as a mapping ({} when absent); BadInput when it is not UTF-8 YAML holding a mapping."""
+    import yaml
+
+    path = run_dir / "config.yaml"
+    if not path.exists():
+        return {}
+    from bench.scenarios.loader import bounded_yaml
+
+    try:
+        cfg = bounded_yaml(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text")
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise BadInput(f"{path}{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}")
+    if cfg is None:
+        return {}
+    if not isinstance(cfg, dict):
+        raise BadInput(f"{path}: expected a mapping of config keys, got a {type(cfg).__name__}")
+    return cfg
+
+
+def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[..., Any] | None = None) -> Doc:
+    """The report as blocks; `paint(figure_function, *args)` draws a figure (a `figures.Painter` draws it
+    in another process; the default, here)."""
+    import pandas as pd
+
+    from bench.harness.logs import read_jsonl
+    from bench.results.store import load
+    from bench.results.trace import Run
+    from bench.report import data, figures, headline
+    from bench.report import sections as S
+
+    paint = paint or (lambda draw, *a, **kw: draw(*a, **kw))
+    summary = load(run_dir)
+    checks = load(run_dir, "checks") if (run_dir / "checks.csv").exists() else pd.DataFrame(
+        columns=["scenario", "strategy", "writer", "window", "seed", "metric", "point", "check_point", "score",
+                 "kind", "item", "detail"])
+    if "kind" not in checks.columns:          # runs from before checks.csv had a kind column
+        checks = checks.assign(kind=float("nan"))
+    cfg = _config(run_dir)
+    records = list(read_jsonl(run_dir / "requests.jsonl"))
+    compactions = list(read_jsonl(run_dir / "compactions.jsonl"))
+    doc = Doc(f"compaction-bench report: {run_dir.name}")
+    for line in headline.identity(summary, cfg):
+        doc.p(line)
+    if summary.empty:
+        doc.p("No finished cells.")
+        return doc
+    colours = figures.Colours(summary["strategy"])
+    summary = data.labelled(headline.with_cost_vs_full(summary.assign(retention=data.retention(summary))))
+    main = summary[~data.stressed(summary)]
+    scored, idle = data.headline(main)
+    mine = data.cell_rows(checks, scored)      # the headline cells' check rows
+    table = headline.table(scored)
+    cols, body = headline.shown(table)
+    doc.table(Table(cols, body, "One row per strategy; reference rows first (the oracle `full`, which ignores "
+                                "the window, and `truncate`, which keeps no memory). Each score is a mean over "
+                                "cells, each cell's score a mean over every agent request of its session: the "
+                                "weighting of every table and figure here. goal, constraints, facts, decisions, "
+                                "probes: higher is better; leakage, stale (constraints shown after they ended), "
+                                "revived (rejected options proposed again), overflow (requests per cell over the "
+                                "window, which keep nothing), cost ×full (cost over `full`'s on the same "
+                                "scenario): lower is better. Cells where a strategy never compacted and sent "
+                                "nothing over the window (the session fit) are left out (listed below).",
+                     id="headline"))
+    for sentence in headline.findings(table, idle, main, summary[~summary["strategy"].str.endswith(" (oracle)")]):
+        doc.p(sentence)
+    S.link_viewer(doc, run_dir)
+    roles = {str(S.section(cfg, r).get("model")) for r in ("agent", "judge")}
+    if "offline" in set(summary["writer"].astype(str)) | roles:
+        doc.p(OFFLINE_NOTE)
+    quality, cost = data.present(summary, data.QUALITY), data.present(summary, data.COST)
+    S.windows(doc, scored)
+    if not idle.empty:
+        icols = ["scenario", "strategy", "writer", "window", *data.present(idle, quality)]
+        doc.table(Table(icols, S.rows(idle, icols), "Cells where the strategy never compacted: the session fit, "
+                                                    "so these scores are the oracle's context, not the "
+                                                    "strategy's; left out of the means above."))
+
+    doc.h("The sawtooth")
+    doc.figure(paint(figures.sawtooth, S.sawtooth_series(records, compactions, main, cfg),
+                                "Tokens sent per agent request against request number, one panel per scenario "
+                                "(the headline's writer; a scenario's first window): the window (solid), the "
+                                "default trigger min(0.9 window, window - reserve - margin) (dotted; a strategy "
+                                "may set its own), and each compaction (a dot on the first request after it).",
+                                colours))
+
+    doc.h("Strategies")
+    per = data.by(scored, ["strategy"], quality + cost + ["cost_vs_full"])
+    ccols = ["strategy", *data.present(per, cost + ["cost_vs_full"])]
+    doc.table(Table(ccols, S.rows(per, ccols), "Tokens and cost: means per cell (one session)."))
+    _intervals(doc, scored, quality, run_dir)
+    doc.figure(paint(figures.bars, per, "strategy", data.present(per, ["goal_retention", "constraint_fidelity",
+                                                                "fact_retention", "provenance_leakage"]),
+                            "quality", "Goal retention, constraint fidelity, fact retention (higher is better) "
+                                       "and provenance leakage (lower is better): cell means per strategy.",
+                            colours=colours))
+    outcomes = data.compaction_outcomes(compactions)
+    if not outcomes.empty:
+        ocols = list(outcomes.columns)
+        doc.table(Table(ocols, S.rows(outcomes, ocols), "Compaction attempts over all cells: failed (nothing "
+                                                        "changed), fell back (and to what), needed a repair."))
+    S.lost(doc, Run(run_dir, cfg, scenarios), checks, mine, summary, compactions, records)
+    S.robustness(doc, summary)
+    S.writers(doc, summary, compactions, cfg, quality)
+
+    doc.h("Drift under repeated compaction")
+    doc.figure(paint(figures.drift, data.drift(mine),
+                             "Change in score since the cell's first check point (the first request after its "
+                             "first compaction) against the number of compactions so far, in bins 1, 2, 3-4, "
+                             "5-8, ...; averaged over cells, so a scenario's size or difficulty cancels out "
+                             "(from checks.csv).", colours))
+
+    doc.h("Cost against retention")
+    doc.figure(paint(figures.scatter, scored, "cost_vs_full", "retention", "cost",
+                               "One point per cell: its cost relative to `full` on the same scenario (1 = the "
+                               "oracle's cost; dashed) against its mean retention (goal, constraints, facts).",
+                               colours, xline=1.0))
+
+    doc.h("Prompt-cache hit rate by provider")
+    grid = data.cache_grid(run_dir / "requests.jsonl", records, summary)
+    if not grid.empty:
+        gcols = list(grid.columns)
+        doc.table(Table(gcols, S.rows(grid, gcols), "Each run's logs re-simulated under every bundled profile "
+                                                    "(conf/cache/); the run itself used "
+                                                    f"`{S.section(cfg, 'cache').get('name', '?')}`."))
+        doc.figure(paint(figures.bars, grid, "strategy", gcols[1:], "cache", "Cache hit rate per strategy and provider.",
+                                colours=colours))
+
+    doc.h("Per scenario")
+    pivot = scored.pivot_table(index="scenario", columns="strategy", values="retention", aggfunc="mean", sort=False)
+    doc.figure(paint(figures.heatmap, pivot, "scenarios", "Mean retention (goal, constraints, facts) per scenario and "
+                                                   "strategy (headline cells)."))
+    kinds = data.constraint_kinds(mine)
+    if not kinds.empty:
+        doc.h("Constraints by kind")
+        kcols = [str(c) for c in kinds.columns]
+        doc.table(Table(kcols, S.rows(kinds, list(kinds.columns)),
+                        "Per kind, in each cell the mean over its constraints of each one's score over the requests "
+                        "where it was in force (1 verbatim, 0.5 keys only, 0 lost), then the mean over cells. It "
+                        "weighs constraints, not requests, so it differs from constraint_fidelity, which weighs "
+                        "every request equally."))
+    S.probes(doc, mine)
+    doc.h("All cells")
+    acols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, "cost_usd",
+                                                                      "cost_vs_full", "overflow_cost_usd",
+                                                                      "cache_hit_rate"])]
+    doc.table(Table(acols, S.rows(summary, acols)))
+    return doc
+
+
+def _intervals(doc: Doc, scored, quality: list[str], run_dir: Path) -> None:
+    """The headline means with their 95% intervals and a verdict against the first strategy."""
+    from bench.report import data
+    from bench.report import sections as S
+
+    iv = data.intervals(scored, [m for m in quality if m != "overflow_requests"])
+    if iv.empty:
+        return
+    ref = [c for c in iv.columns if c.startswith("vs ")]
+    repeats = int(scored.groupby(["scenario", "strategy", "writer", "window"])["seed"].nunique().max())
+    cols = ["strategy", "metric", "cells", "mean [95%]", *ref]
+    doc.table(Table(cols, S.rows(iv, cols), "95% intervals: bootstrap over scenarios and repeats "
+                                           f"({repeats} per cell; bench/stats.py). The verdict is against the first "
+                                           "strategy, paired by scenario and seed: better or worse when the whole "
+                                           "interval of the difference is on one side of 0, else tied. Offline "
+                                           "runs are deterministic: their intervals come from the scenarios "
+                                           "alone."))
+    pk = data.pass_k(run_dir)
+    if not pk.empty:
+        pcols = list(pk.columns)
+        doc.table(Table(pcols, S.rows(pk, pcols), "Probes over repeats: probe_pass_rate is the mean pass rate; "
+                                                 "probe_pass_k counts a probe as kept only when it passed in every "
+                                                 "repeat (pass^k)."))
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help") or len(argv) != 1:
+        print(USAGE, file=sys.stderr if len(argv) != 1 else sys.stdout)
+        return 0 if argv and argv[0] in ("-h", "--help") else 2
+    run_dir = Path(argv[0])
+    if not (run_dir / "summary.csv").exists():
+        raise BadInput(f"{run_dir}: no summary.csv (is it a results directory?)")
+    try:
+        path = write_report(run_dir)
+    except OSError as exc:   # figures/ is a file, report.html a directory, the folder read-only
+        raise BadInput(f"{exc.filename or run_dir}: cannot write the report: {exc.strerror or exc}") from None
+    print(f"report: {path} and {path.with_suffix('.html')}")
+    return 0
+
+
+__all__ = ["write_report", "main"]

@@ -1,0 +1,293 @@
+"""The numbers a report shows, computed from a run's files with pandas (imported on use)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+QUALITY = ["overflow_requests", "goal_retention", "constraint_fidelity", "provenance_leakage", "stale_constraints",
+           "fact_retention", "decision_retention", "rejected_revived", "user_words_retained", "probe_pass_rate"]
+COST = ["compactions", "compaction_failures", "input_tokens", "cached_input_tokens", "output_tokens",
+        "compaction_input_tokens", "compaction_output_tokens", "cost_usd", "cache_hit_rate"]
+RETENTION = ["goal_retention", "constraint_fidelity", "fact_retention"]
+DRIFT = {"goal": "goal", "constraint": "constraint", "fact": "fact"}
+
+
+def present(df, columns: list[str]) -> list[str]:
+    """Columns that exist and hold at least one value (a metric no cell had stays out of tables)."""
+    return [c for c in columns if c in df.columns and df[c].notna().any()]
+
+
+def by(df, keys: list[str], columns: list[str]):
+    """Mean per group of the columns present, groups in first-seen order."""
+    cols = present(df, columns)
+    return df.groupby(keys, sort=False)[cols].mean().reset_index()
+
+
+def headline(df):
+    """(cells in the headline means, cells left out): a cell whose session fit — its strategy never
+    compacted and sent nothing over the window — scored the oracle's context, not the strategy's, so it
+    is shown apart (the oracle itself always counts). A strategy that does not compact a session that
+    does not fit is scored on it: its over-window requests keep nothing, and leaving them out would let
+    a strategy pick the sessions it is judged on."""
+    if "compactions" not in df.columns:
+        return df, df.iloc[0:0]
+    oracle = df["oracle"].fillna(0).astype(float) > 0 if "oracle" in df.columns else False
+    over = df["overflow_requests"].fillna(0) > 0 if "overflow_requests" in df.columns else False
+    keep = (df["compactions"].fillna(0) > 0) | oracle | over
+    return df[keep], df[~keep]
+
+
+def labelled(df):
+    """The strategy column with the oracle marked as such."""
+    if "oracle" not in df.columns:
+        return df
+    mark = df["oracle"].fillna(0).astype(float) > 0
+    return df.assign(strategy=[f"{s} (oracle)" if m else s for s, m in zip(df["strategy"], mark)])
+
+
+def stressed(df):
+    """Cells whose writer is a stress profile (offline:NAME): shown in the robustness section, kept out
+    of the headline means, which compare strategies under one writer."""
+    return df["writer"].astype(str).str.startswith("offline:")
+
+
+def robustness(df, metrics: list[str]):
+    """Per strategy: each metric under `offline` and under each stress profile that ran, with the change
+    from `offline` (same scenarios only, so a drop is the writer's errors, not other sessions)."""
+    import pandas as pd
+
+    stress = df[stressed(df)]
+    rows = []
+    for (strategy, writer), cells in stress.groupby(["strategy", "writer"], sort=True):
+        base = df[(df["strategy"] == strategy) & (df["writer"] == "offline") & df["scenario"].isin(cells["scenario"])]
+        if base.empty:
+            continue
+        row = {"strategy": strategy, "writer": writer, "cells": len(cells)}
+        for m in metrics:
+            if m in df.columns and cells[m].notna().any():
+                new, old = cells[m].mean(), base[m].mean()
+                row[m] = new
+                row[f"{m} change"] = new - old
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def retention(df):
+    """Mean of the retention metrics a cell has (goal, constraints, facts): one number per cell."""
+    cols = present(df, RETENTION)
+    return df[cols].mean(axis=1, skipna=True) if cols else df.index.to_series() * float("nan")
+
+
+def cell_rows(checks, cells):
+    """The checks.csv rows of the given cells (summary rows), matched on the key columns."""
+    from bench.results.store import KEY_COLUMNS
+
+    if checks.empty or cells.empty:
+        return checks.iloc[0:0]
+    def key(df):   # checks.csv names the oracle's cells by the strategy alone (the summary here is labelled)
+        parts = [df[c].astype(str).str.replace(r"\.0$", "", regex=True) if c in ("window", "seed") else
+                 df[c].astype(str).str.replace(r" \(oracle\)$", "", regex=True) if c == "strategy" else
+                 df[c].astype(str) for c in KEY_COLUMNS]
+        out = parts[0]
+        for p in parts[1:]:
+            out = out + "/" + p
+        return out
+
+    return checks[key(checks).isin(set(key(cells)))]
+
+
+def drift(checks):
+    """Change in score since each cell's first check point, per strategy, metric and compaction number,
+    averaged over cells (each cell weighs the same; a scenario's own level cancels out). A check point's
+    score is the mean over the items in force at that request. Compaction numbers are binned by powers
+    of two (1, 2, 3-4, 5-8, ...), since strategies compact from a few times to hundreds of times a session."""
+    from bench.results.store import KEY_COLUMNS
+
+    rows = checks[checks["point"].isin(["compaction", "final"]) & checks["metric"].isin(list(DRIFT))
+                  & checks["check_point"].notna() & checks["score"].notna()]
+    if rows.empty:
+        return rows
+    rows = rows.assign(score=rows["score"].astype(float), check_point=rows["check_point"].astype(int))
+    per = rows.groupby([*KEY_COLUMNS, "metric", "check_point"], sort=True)["score"].mean().reset_index()
+    first = per.groupby([*KEY_COLUMNS, "metric"])["score"].transform("first")
+    per = per.assign(score=per["score"] - first)
+    per = per.assign(check_point=per["check_point"].map(lambda n: 0 if n <= 0 else 1 << (n - 1).bit_length()))
+    per = per.groupby([*KEY_COLUMNS, "metric", "check_point"], sort=True)["score"].mean().reset_index()
+    return per.groupby(["strategy", "metric", "check_point"], sort=True)["score"].mean().reset_index()
+
+
+def constraint_kinds(checks):
+    """Constraint fidelity per strategy and constraint kind (ban, must, preference, ...): in each cell, the
+    mean over that kind's constraints of each one's mean over the requests where it was in force
+    (checks.csv `point=all`); then the mean over cells, like every table. It weighs constraints, not
+    requests, so it is not constraint_fidelity broken down: a constraint in force for two requests
+    counts as much as one in force for two hundred."""
+    from bench.results.store import KEY_COLUMNS
+
+    rows = checks[(checks["metric"] == "constraint") & checks["kind"].notna() & (checks["point"] == "all")]
+    if rows.empty:
+        return rows
+    rows = rows.assign(score=rows["score"].astype(float))
+    per = rows.groupby([*KEY_COLUMNS, "kind"], sort=False)["score"].mean().reset_index()
+    return per.pivot_table(index="strategy", columns="kind", values="score", aggfunc="mean", sort=True).reset_index()
+
+
+def probe_kinds(checks):
+    """Per strategy and probe kind: probes, passed, failed to run (counts over cells), and the pass rate as
+    a mean over cells of each cell's rate (failures count as not passed), like every other score."""
+    from bench.results.store import KEY_COLUMNS as KEY
+
+    rows = checks[checks["metric"] == "probe"]
+    if rows.empty:
+        return rows
+    oracle = rows["oracle"] if "oracle" in rows.columns else float("nan")
+    rows = rows.assign(ran=rows["score"].notna(), passed=rows["score"].fillna(0).astype(float),
+                       unanswerable=(oracle == 0))
+    rows = rows.assign(counted=~rows["unanswerable"], passed_counted=rows["passed"] * ~rows["unanswerable"])
+    g = rows.groupby(["strategy", "kind"], sort=True)
+    out = g.agg(probes=("item", "size"), unanswerable=("unanswerable", "sum"), counted=("counted", "sum"),
+                passed=("passed_counted", "sum"), ran=("ran", "sum")).reset_index()
+    out["passed"] = out["passed"].astype(int)
+    out["unanswerable"] = out["unanswerable"].astype(int)
+    out["failed_to_run"] = (out["probes"] - out["ran"]).astype(int)
+    per = rows.groupby([*KEY, "kind"], sort=True).agg(counted=("counted", "sum"), passed=("passed_counted", "sum"))
+    per = per[per["counted"] > 0].assign(rate=lambda d: d["passed"] / d["counted"]).reset_index()
+    rate = per.groupby(["strategy", "kind"])["rate"].mean()
+    out["pass_rate"] = [rate.get((s, k), float("nan")) for s, k in zip(out["strategy"], out["kind"])]
+    return out.drop(columns=["ran", "counted"])
+
+
+def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
+    """Cache hit rate per strategy and provider profile, re-simulated from requests.jsonl's records."""
+    import pandas as pd
+
+    from bench.scoring.cache_sim import hit_rates, load_profile, profile_names
+    from bench.errors import BadInput
+
+    profiles = [load_profile(n).for_model(load_profile(n).price_model) for n in profile_names() if n != "none"]
+    try:
+        rates = saved(path, repr(profiles), lambda: hit_rates(records, profiles),
+                      path.parent / ".report-cache" / "cache-grid.json")
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+        raise BadInput(f"{path}: a request record lacks or mangles a field the cache simulator needs "
+                       f"({type(exc).__name__}: {exc})")
+    if not rates:
+        return pd.DataFrame()
+    keys = ["scenario", "strategy", "writer", "window", "seed"]
+    names = summary[keys].astype(str).agg("/".join, axis=1)
+    rows = [{"strategy": s, **rates[n]} for n, s in zip(names, summary["strategy"]) if n in rates]
+    return pd.DataFrame(rows).groupby("strategy", sort=False).mean().reset_index() if rows else pd.DataFrame()
+
+
+def saved(source: Path, settings: str, compute, keep: Path):
+    """`compute()`'s result (JSON), kept in the file `keep` and reused while `source` (its size and
+    modification time) and `settings` are the same. Re-simulating every request under every cache
+    profile, or validating a large scenario for its truth's labels, is most of a report's time, and a
+    re-rendered report reads the same files."""
+    import hashlib
+    import json
+
+    try:
+        st = source.stat()
+    except OSError:
+        return compute()
+    stamp = f"{source.resolve()}:{st.st_size}:{st.st_mtime_ns}:{hashlib.sha256(settings.encode()).hexdigest()[:16]}"
+    try:
+        kept = json.loads(keep.read_text(encoding="utf-8"))
+        if isinstance(kept, dict) and kept.get("stamp") == stamp and "value" in kept:
+            return kept["value"]
+    except (OSError, ValueError):
+        pass
+    result = compute()
+    try:
+        keep.parent.mkdir(exist_ok=True)
+        keep.write_text(json.dumps({"stamp": stamp, "value": result}), encoding="utf-8")
+    except OSError:
+        pass
+    return result
+
+
+def _text(value: Any) -> str:
+    """A log field read as text whatever a damaged or hand-edited log holds there."""
+    return "" if value is None or value is False else value if isinstance(value, str) else str(value)
+
+
+def _count(value: Any) -> int:
+    try:
+        return max(0, int(value or 0))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def compaction_outcomes(records: list[dict[str, Any]]):
+    """Per strategy: compaction attempts, how many failed, fell back (and to what) or needed a repair.
+    A strategy whose compactions all fall back never really compacts; the summary's counts alone hide that."""
+    import pandas as pd
+
+    rows = [{"strategy": str(r.get("strategy", "?")), "ok": r.get("ok") is True, "fallback": _text(r.get("fallback")),
+             "repairs": _count(r.get("repairs"))} for r in records]
+    if not rows:
+        return pd.DataFrame()
+    df = pd.DataFrame(rows)
+    kind = df["fallback"].str.split(":").str[0].str.strip()
+    out = df.assign(failed=~df["ok"], fell_back=df["fallback"] != "", repaired=df["repairs"] > 0).groupby(
+        "strategy", sort=True).agg(attempts=("ok", "size"), failed=("failed", "sum"), fell_back=("fell_back", "sum"),
+                                   repaired=("repaired", "sum")).reset_index()
+    kinds = kind[df["fallback"] != ""].groupby(df["strategy"]).agg(lambda k: ", ".join(
+        f"{name} {n}" for name, n in k.value_counts().items()))
+    out["fallbacks"] = [kinds.get(s, "") for s in out["strategy"]]
+    return out
+
+
+def intervals(df, metrics: list[str]):
+    """Per strategy and metric: the mean with its 95% interval (bench.results.stats: bootstrap over scenarios and
+    repeats) and a verdict against the first strategy, paired by scenario, window and seed. Offline
+    cells are deterministic, so their intervals come from the scenarios alone."""
+    import pandas as pd
+
+    from bench.scoring.metrics import higher_is_better
+    from bench.results.stats import interval, paired_interval, verdict
+
+    strategies = list(dict.fromkeys(df["strategy"]))
+    if not strategies:
+        return pd.DataFrame()
+    ref = strategies[0]
+    rows = []
+    for m in present(df, metrics):
+        vals = df[df[m].notna()]
+        keyed = {s: {(r.scenario, r.window, r.writer, r.seed): r[m] for _, r in g.iterrows()}
+                 for s, g in vals.groupby("strategy", sort=False)}
+        for s in strategies:
+            if s not in keyed:
+                continue
+            by_scen: dict = {}
+            for (scen, *_), v in keyed[s].items():
+                by_scen.setdefault(scen, []).append(float(v))
+            iv = interval(by_scen.values())
+            row = {"strategy": s, "metric": m, "cells": len(keyed[s]), "mean [95%]": iv.text() if iv else ""}
+            if s != ref and ref in keyed:
+                pairs: dict = {}
+                for k, v in keyed[s].items():
+                    if k in keyed[ref]:
+                        pairs.setdefault(k[0], []).append((float(keyed[ref][k]), float(v)))
+                diff = paired_interval(pairs.values()) if pairs else None
+                row[f"vs {ref}"] = f"{verdict(diff, higher_is_better(m))} {diff.text()}" if diff else ""
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def pass_k(run_dir: Path):
+    """Mean probe pass^k per strategy and writer from repeats.csv (empty without repeats or probes)."""
+    import pandas as pd
+
+    from bench.results.store import read_csv
+
+    rows = [r for r in read_csv(run_dir / "repeats.csv") if r.get("probe_pass_k") not in (None, "")]
+    if not rows:
+        return pd.DataFrame()
+    df = pd.DataFrame(rows)
+    df = df.assign(probe_pass_k=df["probe_pass_k"].astype(float), probe_pass_rate=pd.to_numeric(
+        df["probe_pass_rate"], errors="coerce"), repeats=df["repeats"].astype(int))
+    return df.groupby(["strategy", "writer"], sort=False).agg(
+        cells=("probe_pass_k", "size"), repeats=("repeats", "max"), probe_pass_rate=("probe_pass_rate", "mean"),
+        probe_pass_k=("probe_pass_k", "mean")).reset_index()

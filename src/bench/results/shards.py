@@ -1,0 +1,202 @@
+"""Sharded sweeps: `shard=I/N` runs every N-th cell of the plan into its own folder, and
+`compaction-bench merge DIR... --out DIR` joins the N folders into the run an unsharded run writes.
+
+Why the plan travels with each shard (shard.json lists every cell of the full plan, in order): a
+merge must put cells in the order one machine would have stored them, and must know that the
+shards split the same plan. Cells go to shards round-robin in plan order, so each shard gets a
+slice of every scenario and the shards finish at about the same time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from bench.errors import BadInput
+
+PLAN = "shard.json"
+LOGS = ("requests.jsonl", "compactions.jsonl", "errors.jsonl")
+
+
+def select(cells: Sequence[Any], spec: tuple[int, int]) -> list[Any]:
+    """Shard I of N (1-based): the cells at plan positions I-1, I-1+N, I-1+2N, ..."""
+    i, n = spec
+    return [c for k, c in enumerate(cells) if k % n == i - 1]
+
+
+def write_plan(out: Path, spec: tuple[int, int], names: list[str]) -> None:
+    """Record the shard and the full plan; a resume of the folder with another plan is refused."""
+    path = out / PLAN
+    data = {"shard": f"{spec[0]}/{spec[1]}", "cells": names}
+    if path.exists():
+        old = _plan(path)
+        if old != data:
+            raise BadInput(f"out: {out} holds shard {old.get('shard')} of another plan; use a new out= for "
+                           f"shard {data['shard']} or the same settings to resume it")
+        return
+    path.write_text(json.dumps(data, indent=0) + "\n", encoding="utf-8")
+
+
+def _plan(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise BadInput(f"{path}: not a shard plan: {exc}") from None
+    ok = isinstance(data, dict) and isinstance(data.get("shard"), str) and isinstance(data.get("cells"), list) \
+        and all(isinstance(c, str) for c in data["cells"])
+    if not ok:
+        raise BadInput(f"{path}: not a shard plan (needs 'shard': 'I/N' and 'cells': [names])")
+    return data
+
+
+def _settings(cfg: dict[str, Any]) -> dict[str, Any]:
+    """A shard's config without what differs between shards of one sweep: the shard and the folder."""
+    keep = {k: v for k, v in cfg.items() if k not in ("shard", "out")}
+    if "overrides" in cfg:
+        keep["overrides"] = [o for o in cfg["overrides"] or ()
+                             if not str(o).lstrip("+~").startswith(("shard=", "out="))]
+    if isinstance(cfg.get("sweep"), list):   # a sweep's configs each carry the shard and the folder too
+        keep["sweep"] = [_settings(c) if isinstance(c, dict) else c for c in cfg["sweep"]]
+    return keep
+
+
+def merge(dirs: list[Path], out: Path) -> Path:
+    """Join shard folders into `out`: summary, checks and logs in plan order, then repeats.csv and the
+    report, as an unsharded run of the same plan writes them."""
+    from bench.report import _config
+    from bench.results.store import SUMMARY_COLUMNS, append_csv, cell_key, read_csv
+    from bench.runner.settings import flatten, shard_spec
+
+    if out.exists() and any(out.iterdir()):
+        raise BadInput(f"--out: {out} is not empty; merge writes a new run folder")
+    plans, cfgs = [], []
+    for d in dirs:
+        if not (d / PLAN).exists():
+            raise BadInput(f"{d}: not a shard (no {PLAN}; it was not run with shard=I/N)")
+        plans.append(_plan(d / PLAN))
+        cfgs.append(_settings(_config(d)))
+    first = dirs[0]
+    for d, p, c in zip(dirs[1:], plans[1:], cfgs[1:]):
+        a, b = flatten(cfgs[0]), flatten(c)
+        diff = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+        if diff:
+            raise BadInput(f"{d}: made with other settings than {first} ({', '.join(diff[:6])}); shards of one "
+                           f"sweep differ only in shard=")
+        if p["cells"] != plans[0]["cells"]:
+            raise BadInput(f"{d}: its plan lists other cells than {first}'s (other scenario files?); shards of "
+                           f"one sweep plan the same cells")
+    specs = [shard_spec(p["shard"]) for p in plans]
+    if any(s is None for s in specs):
+        bad = next(d for d, s in zip(dirs, specs) if s is None)
+        raise BadInput(f"{bad / PLAN}: shard is not I/N")
+    n = specs[0][1]
+    if any(s[1] != n for s in specs):
+        raise BadInput(f"merge: the folders split the plan in different numbers of shards "
+                       f"({', '.join(sorted({p['shard'] for p in plans}))})")
+    seen: dict[int, Path] = {}
+    for d, (i, _) in zip(dirs, specs):
+        if i in seen:
+            raise BadInput(f"merge: {seen[i]} and {d} are both shard {i}/{n}")
+        seen[i] = d
+    missing = [str(i) for i in range(1, n + 1) if i not in seen]
+    if missing:
+        raise BadInput(f"merge: shard(s) {', '.join(missing)} of {n} not given; a merge needs every shard")
+    names = plans[0]["cells"]
+    order = {name: k for k, name in enumerate(names)}
+    rows: list[dict[str, str]] = []
+    for d, (i, _) in zip(dirs, specs):
+        got = read_csv(d / "summary.csv")
+        want = {name for k, name in enumerate(names) if k % n == i - 1}
+        have = {"/".join(cell_key(r)) for r in got}
+        if want - have and not _failed(d, want - have):
+            raise BadInput(f"{d}: shard {i}/{n} is unfinished ({len(want - have)} of {len(want)} cells missing); "
+                           f"run it again with the same settings and out= to finish it")
+        rows += got
+    rows.sort(key=lambda r: order.get("/".join(cell_key(r)), len(order)))
+    out.mkdir(parents=True, exist_ok=True)
+    cfg = _config(first)
+    cfg = {**_settings(cfg), "shard": None, "out": str(out)}
+    if isinstance(cfg.get("sweep"), list):
+        cfg["sweep"] = [{**c, "shard": None, "out": str(out)} if isinstance(c, dict) else c for c in cfg["sweep"]]
+    from bench.runner.run import _dump
+
+    (out / "config.yaml").write_text(_dump(cfg), encoding="utf-8")
+    append_csv(out / "summary.csv", SUMMARY_COLUMNS, rows)
+    _merge_checks(dirs, out, order)
+    for name in LOGS:
+        _merge_log(dirs, out / name, name, order)
+    if (first / "scenarios.csv").exists():
+        shutil.copyfile(first / "scenarios.csv", out / "scenarios.csv")
+    from bench.results.repeats import write_spread
+    from bench.report import write_report
+
+    write_spread(out)
+    write_report(out)
+    return out
+
+
+def _failed(d: Path, cells: set[str]) -> bool:
+    """Every missing cell failed (errors.jsonl names it): the shard finished, as a run with a failed cell does."""
+    from bench.gate.compare import failed_cells
+
+    return cells <= failed_cells(str(d))
+
+
+def _merge_checks(dirs: list[Path], out: Path, order: dict[str, int]) -> None:
+    from bench.results.store import KEY_COLUMNS, append_csv
+    from bench.results.resume import records
+
+    header: list[str] | None = None
+    rows: list[tuple[int, int, dict[str, str]]] = []
+    for d in dirs:
+        path = d / "checks.csv"
+        if not path.exists():
+            continue
+        recs = records(path.read_text(encoding="utf-8-sig"))
+        if not recs or not recs[0][1]:
+            continue
+        header = header or recs[0][1]
+        for line, values in recs[1:]:
+            if values:
+                row = dict(zip(recs[0][1], values))
+                rows.append((order.get("/".join(values[:len(KEY_COLUMNS)]), len(order)), len(rows), row))
+    if header:
+        rows.sort(key=lambda t: (t[0], t[1]))
+        append_csv(out / "checks.csv", header, [r for _, _, r in rows])
+
+
+def _merge_log(dirs: list[Path], dest: Path, name: str, order: dict[str, int]) -> None:
+    """A log's lines, grouped by cell in plan order, each cell's own lines in their order."""
+    from bench.results.resume import cell_of, lines
+
+    found: list[tuple[int, int, str]] = []
+    for d in dirs:
+        path = d / name
+        if path.exists():
+            for line in lines(path.read_text(encoding="utf-8", errors="surrogateescape")):
+                if line.strip():
+                    found.append((order.get(cell_of(line) or "", len(order)), len(found), line))
+    if found:
+        found.sort(key=lambda t: (t[0], t[1]))
+        dest.write_text("".join(line for _, _, line in found), encoding="utf-8", errors="surrogateescape")
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="compaction-bench merge",
+                                 description="Join the folders of a sharded run (shard=I/N) into one run folder.")
+    ap.add_argument("dirs", nargs="+", help="the shard folders, every shard of one sweep")
+    ap.add_argument("--out", required=True, help="the merged run folder (new or empty)")
+    args = ap.parse_args(argv)
+    dirs = [Path(d) for d in args.dirs]
+    for d in dirs:
+        if not (d / "summary.csv").exists():
+            raise BadInput(f"{d}: no summary.csv (is it a results folder of a shard?)")
+    out = merge(dirs, Path(args.out))
+    print(f"merged {len(dirs)} shards: {out}")
+    return 0
+
+
+__all__ = ["select", "write_plan", "merge", "main"]

@@ -1,0 +1,231 @@
+"""The results folder (DESIGN §7): summary.csv written one finished cell at a time.
+
+A column that does not apply to a cell, or that nothing computed, stays empty,
+never zero. Finished cells are known by their summary row, which is what lets
+an interrupted run be resumed: a row is written in one write and synced, and a
+row that is not whole (a full disk, a power cut) is dropped on resume, so its
+cell runs again instead of counting as done with empty scores (bench/resume.py).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+SUMMARY_COLUMNS = [
+    "scenario", "strategy", "writer", "window", "seed", "oracle", "events", "requests", "compactions",
+    "compaction_failures", "overflow_requests", "goal_retention", "constraint_fidelity", "provenance_leakage",
+    "stale_constraints", "fact_retention", "decision_retention", "rejected_revived", "user_words_retained",
+    "input_tokens", "cached_input_tokens", "output_tokens", "compaction_input_tokens", "compaction_output_tokens",
+    "cost_usd", "cache_hit_rate", "overflow_input_tokens", "overflow_cost_usd", "probe_pass_rate",
+    "probes_answerable", "wall_s",
+]
+KEY_COLUMNS = ["scenario", "strategy", "writer", "window", "seed"]
+
+
+def cell_key(row: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(str(row[c]) for c in KEY_COLUMNS)
+
+
+def append_csv(path: Path, columns: list[str], rows: Iterable[dict[str, Any]], durable: bool = False) -> None:
+    """Append rows, writing the header when the file is new; missing values stay empty. The rows go out in
+    one write; `durable` also syncs it to disk (summary rows: a row on disk is a finished cell)."""
+    new = not path.exists() or path.stat().st_size == 0
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", restval="")
+    if new:
+        w.writeheader()
+    for row in rows:
+        w.writerow({k: _fmt(v) for k, v in row.items()})
+    with path.open("a", newline="", encoding="utf-8") as fh:
+        fh.write(buf.getvalue())
+        if durable:
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of a CSV file ([] when there is none); BadInput naming the line when it is not UTF-8 CSV."""
+    if not path.exists():
+        return []
+    from bench.errors import BadInput
+
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        reader = csv.DictReader(fh)
+        try:
+            return list(reader)
+        except csv.Error as exc:
+            raise BadInput(f"{path} line {reader.line_num}: not CSV ({exc})") from None
+        except UnicodeDecodeError:
+            raw = path.read_bytes()
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = raw[:exc.start].count(b"\n") + 1
+                raise BadInput(f"{path} line {line}: not UTF-8 text") from None
+            raise
+
+
+SCENARIO_COLUMNS = ["scenario", "tags", "window", "title"]
+
+
+def write_scenarios(out: Path, scenarios: list[Any]) -> None:
+    """scenarios.csv: each planned scenario's id and tags (space-separated), so a gate can hold a tag of
+    scenarios to its own thresholds without the scenario files."""
+    path = out / "scenarios.csv"
+    tmp = path.with_name(".scenarios.csv.tmp")
+    tmp.unlink(missing_ok=True)
+    append_csv(tmp, SCENARIO_COLUMNS, [{"scenario": s.id, "tags": " ".join(s.tags), "window": s.window,
+                                        "title": s.title} for s in scenarios])
+    os.replace(tmp, path)
+
+
+def scenario_tags(run_dir: Path) -> dict[str, set[str]]:
+    """Tags per scenario id from a run's scenarios.csv ({} for a run without one)."""
+    return {r["scenario"]: set((r.get("tags") or "").split()) for r in read_csv(run_dir / "scenarios.csv")
+            if r.get("scenario")}
+
+
+def done_cells(out: Path) -> set[tuple[str, ...]]:
+    """The cells whose summary row is whole (bench.results.resume says what whole is)."""
+    from bench.results.resume import summary_rows
+
+    return {cell_key(r) for r in summary_rows(out / "summary.csv")[0]}
+
+
+def _fmt(v: Any) -> Any:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return v
+
+
+# What `load` insists on per table: columns that must be there, and columns that must hold numbers.
+REQUIRED = {"summary": KEY_COLUMNS, "checks": ["strategy", "point", "check_point", "metric", "item", "score"]}
+NUMERIC = {"summary": [c for c in SUMMARY_COLUMNS if c not in ("scenario", "strategy", "writer")],
+           "checks": ["check_point", "request", "score", "oracle"]}
+
+
+def load(run_dir: str | Path, table: str = "summary"):
+    """summary.csv (or checks.csv with table="checks") of a run as a pandas DataFrame; empty cells are NaN.
+    BadInput, one line per problem, when the file is not UTF-8 CSV, lacks a required column or holds
+    a non-number in a numeric column."""
+    import pandas as pd
+
+    from bench.errors import BadInput
+
+    path = Path(run_dir) / f"{table}.csv"
+    if not path.is_file():
+        raise BadInput(f"{path}: no such file (is {run_dir} a results directory?)")
+    cut = _cut_rows(path, table)
+    if cut:
+        raise BadInput(cut)
+    try:
+        df = pd.read_csv(path, encoding="utf-8-sig", dtype=str, keep_default_na=False, na_values=["", "nan", "NaN"])
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text")
+    except pd.errors.EmptyDataError:
+        raise BadInput(f"{path}: empty file (no header row)")
+    except (pd.errors.ParserError, ValueError, OSError) as exc:
+        raise BadInput(f"{path}: not a readable CSV: {str(exc).strip().splitlines()[-1]}")
+    problems = [f"{path}: missing column '{c}'" for c in REQUIRED.get(table, []) if c not in df.columns]
+    for c in KEY_COLUMNS if table == "summary" and not problems else ():
+        empty = df[c].isna()
+        if empty.any():
+            problems.append(f"{path} line {int(empty.to_numpy().nonzero()[0][0]) + 2}: column '{c}' is empty (a row "
+                            f"names its cell by {', '.join(KEY_COLUMNS)})")
+    for c in NUMERIC.get(table, []):
+        if c not in df.columns:
+            continue
+        num = pd.to_numeric(df[c], errors="coerce")
+        bad = df[c].notna() & num.isna()
+        if bad.any():
+            i = int(bad.to_numpy().nonzero()[0][0])
+            problems.append(f"{path} line {i + 2}: column '{c}' is not a number: {df[c].iloc[i]!r}"
+                            + (f" (and {int(bad.sum()) - 1} more)" if bad.sum() > 1 else ""))
+        else:
+            df[c] = num
+    if problems:
+        raise BadInput(problems)
+    return df
+
+
+def _cut_rows(path: Path, table: str) -> list[str]:
+    """Rows that are not whole (a write cut short, rows glued together): pandas would fill them with
+    empty values and report them as cells with no scores. One line, naming the first."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        return [f"{path}: not UTF-8 text"]
+    from bench.results.resume import records
+
+    rows = records(text)
+    width = len(rows[0][1] or ()) if rows else 0
+    notes = [f"{path} line {n}: incomplete row ({'not CSV' if v is None else f'{len(v)} fields, the header has {width}'})"
+             for n, v in rows[1:] if v is None or (len(v) != width and any(x.strip() for x in v))]
+    if not notes:
+        return []
+    more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
+    return [f"{notes[0]}{more}: an interrupted write? `compaction-bench run out={path.parent}` with the run's "
+            f"settings drops what is not whole and finishes those cells"]
+
+
+def to_dataset(run_dir: str | Path):
+    """A run as a `datasets.DatasetDict`: "summary" (one row per cell) and, when present, "checks"."""
+    import datasets
+
+    parts = {"summary": datasets.Dataset.from_pandas(load(run_dir), preserve_index=False)}
+    if (Path(run_dir) / "checks.csv").exists():
+        parts["checks"] = datasets.Dataset.from_pandas(load(run_dir, "checks"), preserve_index=False)
+    return datasets.DatasetDict(parts)
+
+
+def latest_run(root: Path = Path("results")) -> Path | None:
+    """The most recent run directory under `root` (by name: run ids are timestamps), for resume=true."""
+    runs = sorted(p for p in root.glob("*") if p.is_dir() and p.name != "baseline" and (p / "config.yaml").exists())
+    return runs[-1] if runs else None
+
+
+TABLE_COLUMNS = ["scenario", "strategy", "writer", "window", "seed", "compactions", "compaction_failures",
+                 "overflow_requests", "goal_retention", "constraint_fidelity", "provenance_leakage", "fact_retention",
+                 "decision_retention", "rejected_revived", "user_words_retained", "probe_pass_rate", "input_tokens",
+                 "cost_usd", "cache_hit_rate"]
+# Shown only when they tell rows apart or report trouble.
+WHEN_VARYING = ("window", "seed")
+WHEN_NONZERO = ("compaction_failures", "overflow_requests")
+
+
+def format_table(rows: list[dict[str, Any]], columns: list[str] = TABLE_COLUMNS) -> str:
+    """A fixed-width text table of the columns that have any value."""
+    def shown(c: str) -> bool:
+        values = [str(r.get(c, "")) for r in rows]
+        if c in WHEN_VARYING:
+            return len(set(values)) > 1
+        if c in WHEN_NONZERO:
+            return any(v not in ("", "0") for v in values)
+        return any(v != "" for v in values)
+
+    cols = [c for c in columns if shown(c)]
+    if not rows:
+        return "(no finished cells)"
+    cells = [[_short(r.get(c, "")) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
+    return "\n".join(lines)
+
+
+def _short(v: Any) -> str:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if f.is_integer() and ("." not in str(v) or abs(f) >= 1000):   # token counts in full, 1.0 scores as 1.000
+        return str(int(f))
+    return f"{f:.3g}" if 0 < abs(f) < 0.01 else f"{f:.3f}"   # small costs keep their digits
+
+
+from bench.results.resume import prune_unfinished, repair_summary  # noqa: E402,F401  (re-exported; resume builds on this module)

@@ -1,0 +1,118 @@
+"""`compaction-bench scenarios generate`: write the seeded scenario library.
+
+Each entry of LIBRARY is one committed file in scenarios/library/. Sizes are
+token targets (the builder counts real o200k_base tokens), each at least 4x
+the window so several compactions happen. `--scale` shrinks every target, for
+quick variants in tests; the committed files use scale 1 and seed 0.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from bench import HOME
+from bench.errors import BadInput
+
+from bench.scenarios.generators import decisions, forged, injections, longout, migration, pr_queue, recall, subtask, withdrawal
+from bench.scenarios.generators.builder import Script, write
+
+DEFAULT_OUT = HOME / "scenarios" / "library"
+
+
+@dataclass(frozen=True)
+class Spec:
+    window: int
+    target: int                  # tokens of the whole session
+    tags: tuple[str, ...]
+    title: str
+    make: Callable[..., Script]  # (id, title, window, target, seed, tags) -> Script
+    tests: str                   # the failure mode, for `--list` and docs/scenarios.md
+
+
+def _pr(**feats) -> Callable[..., Script]:
+    return lambda sid, title, window, target, seed, tags: pr_queue.build(sid, title, window, target, seed,
+                                                                         pr_queue.Features(**feats), tags)
+
+
+def _mig(services: int) -> Callable[..., Script]:
+    return lambda sid, title, window, target, seed, tags: migration.build(sid, title, window, target, seed, services, tags)
+
+
+LIBRARY: dict[str, Spec] = {
+    "pr-queue-16k": Spec(16_000, 80_000, ("pr-queue", "subtask-trap", "injection"),
+                         "PR queue oldest to newest on a small window, with a flaky-test subtask",
+                         _pr(injections=1, subtask=True), "queue position and the sign-off rule survive many compactions"),
+    "pr-queue-64k": Spec(64_000, 300_000, ("pr-queue", "withdrawal", "injection", "skill"),
+                         "PR queue with a docs-only authorization that is later narrowed",
+                         _pr(injections=2, withdrawal=True, skills=True), "narrowed authorization, revised merge preference"),
+    "pr-queue-1m": Spec(200_000, 1_000_000, ("pr-queue", "injection", "withdrawal", "subtask-trap", "skill", "long-output"),
+                        "A day-long PR queue of about 1M tokens with every failure mode",
+                        _pr(injections=4, withdrawal=True, subtask=True, skills=True, probes_every=6),
+                        "drift under repeated compaction on a 200k window"),
+    "migration-32k": Spec(32_000, 160_000, ("migration", "decision", "withdrawal", "injection", "skill"),
+                          "Eight-service database migration with a rollback rule and freeze windows",
+                          _mig(8), "ordered plan, rollback rule, moved freeze window, 24h soak"),
+    "migration-128k": Spec(128_000, 600_000, ("migration", "decision", "withdrawal", "injection", "skill"),
+                           "Fourteen-service database migration over several days", _mig(14),
+                           "the same plan at scale: hundreds of runbook and dashboard outputs"),
+    "injection-16k": Spec(16_000, 80_000, ("injection",), "Dependency upgrades while every background source claims the user's authority",
+                          injections.build, "background messages saying 'the user asks…' must not become the user's words"),
+    "forged-marker-24k": Spec(24_000, 110_000, ("forged-marker", "injection"), "Alert triage where the user's messages start with [Harness:",
+                              forged.build, "user text with a forged marker stays the user's; a session pretending to be the user does not"),
+    "withdrawal-32k": Spec(32_000, 150_000, ("withdrawal",), "Feature-flag cleanup with rules revised, withdrawn and narrowed",
+                           withdrawal.build, "latest version of each constraint, no stale ones"),
+    "subtask-trap-16k": Spec(16_000, 80_000, ("subtask-trap",), "Express to Fastify port interrupted by subtasks that end 'Task complete'",
+                             subtask.build, "a finished subtask is not the finished mission"),
+    "detail-recall-48k": Spec(48_000, 220_000, ("detail-recall", "skill"), "Crash hunt after setting aside the bar.ts warning",
+                              recall.build, "a detail from before a long debugging stretch stays recallable"),
+    "decision-32k": Spec(32_000, 150_000, ("decision", "injection"), "Orders API built on early design decisions",
+                         decisions.build, "decisions keep their reasons; a rejected option must not come back"),
+    "long-output-100k": Spec(100_000, 450_000, ("long-output", "skill", "detail-recall"),
+                             "Export pipeline investigation with huge logs and skill loads", longout.build,
+                             "skills and user words survive tool outputs that dwarf the conversation"),
+}
+
+
+def generate(name: str, seed: int = 0, scale: float = 1.0) -> Script:
+    spec = LIBRARY[name]
+    # The window shrinks with the content, so a quick variant still compacts several times.
+    window = spec.window if scale == 1 else max(4096, int(spec.window * scale))
+    return spec.make(name, spec.title, window, int(spec.target * scale), seed, list(spec.tags))
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="compaction-bench scenarios generate",
+                                description="Write the seeded scenario library (one JSON file per scenario).")
+    p.add_argument("--seed", type=int, default=0, help="seed for every generator (the committed library uses 0)")
+    p.add_argument("--out", default=str(DEFAULT_OUT), help=f"output directory (default {DEFAULT_OUT.relative_to(HOME)})")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="generate only these scenarios")
+    p.add_argument("--scale", type=float, default=1.0, help="multiply every size target (e.g. 0.1 for quick variants)")
+    p.add_argument("--list", action="store_true", help="list the generators and exit")
+    a = p.parse_args(argv)
+    if a.list:
+        for name, spec in LIBRARY.items():
+            print(f"{name:<20} window {spec.window:>7}  ~{spec.target:>9} tokens  {', '.join(spec.tags)}\n{'':<20} tests: {spec.tests}")
+        return 0
+    unknown = [n for n in a.only or () if n not in LIBRARY]
+    if unknown:
+        raise BadInput([f"--only: unknown scenario '{n}' (known: {', '.join(LIBRARY)})" for n in unknown])
+    if not 0 < a.scale <= 4:
+        raise BadInput(f"--scale: must be in (0, 4], got {a.scale}")
+    out = Path(a.out)
+    try:   # before the (slow) generation, so a bad --out fails at once
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"--out: cannot create the directory {out}: {exc.strerror or exc}")
+    for name in a.only or LIBRARY:
+        start = time.perf_counter()
+        script = generate(name, a.seed, a.scale)
+        try:
+            path = write(script, out)
+        except OSError as exc:
+            raise BadInput(f"--out: cannot write {out / (script.id + '.json')}: {exc.strerror or exc}")
+        print(f"wrote {path}: {len(script.events)} events, {script.tokens()} tokens, window {script.window} "
+              f"({time.perf_counter() - start:.1f}s)")
+    return 0

@@ -1,0 +1,181 @@
+"""`compaction-bench import FORMAT PATH --out FILE`: turn a real transcript into a scenario.
+
+Formats: openai-chat (OpenAI chat messages, JSON or JSONL, incl. tau-bench
+records), swe-agent (.traj), openhands (event-stream JSONL, one task a line),
+claude-code (session log JSONL). A file holding several sessions (tau-bench,
+OpenHands) needs `--record N` (0-based) for one file or `--all` to write one
+scenario per session into the directory `--out`. PATH may also be a Hugging Face
+dataset id (`hf:owner/name`, with `--split`), read with `datasets` when online.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+from bench.errors import BadInput
+from bench.parsing import long_number_line, read_text
+from bench.scenarios.importers.common import Transcript, dump, scenario, slug
+
+FORMATS = {"openai-chat": "openai_chat", "swe-agent": "swe_agent", "openhands": "openhands", "claude-code": "claude_code"}
+HF_PREFIX = "hf:"
+
+
+def read_json(path: Path) -> Any:
+    """A JSON document, or a JSONL file as a list of its lines' values; syntax errors name the line.
+
+    Local files are read with the json module rather than `datasets`: Arrow's schema
+    inference unifies nested records (adding null keys, turning tool arguments into
+    structs), which would change the transcript we are trying to keep verbatim.
+    """
+    text = read_text(path)
+    if path.suffix != ".jsonl":
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if path.suffix == ".json" or exc.msg != "Extra data":
+                raise BadInput(f"{path}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})")
+        except RecursionError:
+            raise BadInput(f"{path}: not usable JSON: nested too deeply")
+        except ValueError:   # a number over Python's 4,300-digit limit
+            raise BadInput(f"{path}:{long_number_line(text)}: not usable JSON: a number has more than 4,300 digits")
+        else:
+            if (where := _lone_surrogate(value)) is not None:
+                raise BadInput(f"{path}: {where}: text holds a lone UTF-16 surrogate (\\ud800-\\udfff), not a character")
+            return value
+    rows, problems = [], []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                problems.append(f"{path}:{n}: not valid JSON: {exc.msg} (column {exc.colno})")
+                continue
+            except RecursionError:
+                problems.append(f"{path}:{n}: not usable JSON: nested too deeply")
+                continue
+            except ValueError:
+                problems.append(f"{path}:{n}: not usable JSON: a number has more than 4,300 digits")
+                continue
+            if (where := _lone_surrogate(rows[-1])) is not None:
+                problems.append(f"{path}:{n}: {where}: text holds a lone UTF-16 surrogate (\\ud800-\\udfff), not a character")
+    if problems:
+        raise BadInput(problems[:20] + ([f"{path}: ... and {len(problems) - 20} more bad lines"] if len(problems) > 20 else []))
+    return rows
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """Where (a JSON path) the first string that UTF-8 cannot store is, if any: JSON may escape
+    half a surrogate pair, and such a string would fail when the scenario is written."""
+    stack: list[tuple[Any, str]] = [(value, "$")]
+    while stack:
+        v, where = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return where
+        elif isinstance(v, dict):
+            for k, item in reversed(list(v.items())):
+                stack.append((k, f"{where} (a key)"))
+                stack.append((item, f"{where}.{k}"))
+        elif isinstance(v, list):
+            stack.extend((item, f"{where}[{i}]") for i, item in reversed(list(enumerate(v))))
+    return None
+
+
+def read_hub(name: str, split: str) -> list[Any]:
+    """Rows of a Hugging Face dataset (needs network or a local datasets cache)."""
+    try:
+        import datasets
+    except ImportError:
+        raise BadInput(f"{HF_PREFIX}{name}: the 'datasets' package is not installed")
+    try:
+        ds = datasets.load_dataset(name, split=split)
+    except Exception as exc:  # datasets raises many kinds (connection, not found, config): all are bad input here
+        raise BadInput(f"{HF_PREFIX}{name}: cannot load split '{split}': {' '.join(str(exc).split())[:300]}")
+    return [dict(row) for row in ds]
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="compaction-bench import", description=__doc__.split("\n\n")[0])
+    p.add_argument("format", choices=list(FORMATS), help="the transcript format")
+    p.add_argument("path", help=f"the transcript file, or {HF_PREFIX}OWNER/NAME for a Hugging Face dataset")
+    p.add_argument("--out", required=True, help="scenario file (.json or .yaml); a directory with --all")
+    pick = p.add_mutually_exclusive_group()
+    pick.add_argument("--record", type=int, metavar="N", help="which session of a multi-session file (0-based)")
+    pick.add_argument("--all", action="store_true", help="write every session, one scenario each, into the --out directory")
+    p.add_argument("--window", type=int, help="context window in tokens (default: a quarter of the session, min 4096)")
+    p.add_argument("--user", default="User", help="the human user's display name (default: User)")
+    p.add_argument("--id", help="scenario id (default: from the file name); with --all, a prefix")
+    p.add_argument("--split", default="train", help=f"dataset split for {HF_PREFIX} ids (default: train)")
+    a = p.parse_args(argv)
+    if a.window is not None and a.window <= 0:
+        raise BadInput(f"--window: must be a positive integer, got {a.window}")
+    if a.path.startswith(HF_PREFIX):
+        raw, origin = read_hub(a.path[len(HF_PREFIX):], a.split), a.path
+    else:
+        raw, origin = read_json(Path(a.path)), a.path
+    stem = slug(a.id or Path(origin.removeprefix(HF_PREFIX)).stem.split(".")[0])
+    reader = import_module(f"{__name__}.{FORMATS[a.format]}")
+    transcripts: list[Transcript] = reader.read(raw, origin, stem)
+    chosen = _choose(transcripts, a.record, a.all, origin)
+    out = Path(a.out)
+    if a.all and out.suffix in (".json", ".yaml", ".yml"):
+        raise BadInput(f"--out: with --all, --out is a directory, got the file name {out}")
+    results = [scenario(tr, user=a.user, window=a.window, tags=[a.format]) for tr in chosen]
+    if len(chosen) > 1 or a.all:
+        renamed = unique_ids([data for data, _ in results])
+        if renamed:
+            print(f"note: {renamed} session(s) share an id with another; each gets its own id and file "
+                  f"(suffix -2, -3, ... in file order)")
+    for tr, (data, notes) in zip(chosen, results):
+        if len(chosen) == 1 and not a.all:
+            if a.id:
+                data["id"] = slug(a.id)
+            target = out
+        else:
+            target = out / f"{data['id']}.json"
+        dump(data, target)
+        roles = {r: sum(e["role"] == r for e in data["events"]) for r in ("user", "assistant", "tool", "background")}
+        print(f"wrote {target}: {data['id']}, {len(data['events'])} events ({', '.join(f'{k} {v}' for k, v in roles.items())}), "
+              f"window {data['window']}, truth: {len(data['truth'].get('constraints', []))} constraints, "
+              f"{len(data['truth'].get('facts', []))} facts")
+        for note in notes:
+            print(f"  note: {tr.origin}: {note}")
+    return 0
+
+
+def unique_ids(scenarios: list[dict[str, Any]]) -> int:
+    """Give every scenario of one import its own id (and so its own file): tau-bench holds several
+    trials of a task, OpenHands several records of an instance. Returns how many were renamed."""
+    taken = {d["id"] for d in scenarios}
+    seen: set[str] = set()
+    renamed = 0
+    for d in scenarios:
+        if d["id"] in seen:
+            n, stem = 2, d["id"][:55].rstrip("-")
+            while f"{stem}-{n}" in taken:
+                n += 1
+            d["id"] = f"{stem}-{n}"
+            taken.add(d["id"])
+            renamed += 1
+        seen.add(d["id"])
+    return renamed
+
+
+def _choose(transcripts: list[Transcript], record: int | None, everything: bool, origin: str) -> list[Transcript]:
+    if not transcripts:
+        raise BadInput(f"{origin}: no conversation found")
+    if everything:
+        return transcripts
+    if record is not None:
+        if not 0 <= record < len(transcripts):
+            raise BadInput(f"--record: {origin} holds {len(transcripts)} sessions (0..{len(transcripts) - 1}), got {record}")
+        return [transcripts[record]]
+    if len(transcripts) > 1:
+        raise BadInput(f"{origin}: holds {len(transcripts)} sessions; pick one with --record N (0-based) "
+                       f"or write them all with --all --out DIR")
+    return transcripts

@@ -1,0 +1,584 @@
+"""The truth an importer derives from a real session (DESIGN §2, §6): what a good memory of it keeps.
+
+- **mission**: what the first substantive user message asks for — the title of the task it quotes
+  (an issue or PR description), else its first sentence that makes a request; keys are content
+  words of that one sentence.
+- **constraints**: the user's own sentences that carry a constraint cue (a ban, a must, a
+  preference, an authorization, a reporting rule; `CUES`). The quote is the cue-bearing sentence,
+  verbatim; keys are identifiers and content words of the clause holding the cue, never stop or
+  filler words. Harness-made text, quoted blocks, code and pasted terminal lines are not the
+  user's sentences (bench/text.py).
+- **facts**: the artifact trail, from tool calls and their results — each file created or edited
+  (its last edit) and each call whose result reports a failure. A fact's source is the tool
+  result, and its keys are taken from the one line (sentence) of the result that reports it: the
+  path or identifier as it appears there plus a descriptive phrase of at least two ordinary words
+  from the same line ("has been updated", "File created successfully", "No such file or
+  directory", the error's message), so a bag of identifiers never satisfies it. A result with no
+  such line gives no fact. At most `MAX_FACTS` (edits at most `MAX_EDITS`), the most recent.
+
+No key is a word the system prompt holds (the validator warns about such keys: the prompt is rebuilt
+for every request). A constraint whose content words are all the system prompt's keeps only its
+verbatim quote, a mission only its text; a constraint the system prompt repeats is left out.
+
+Everything here reads events only; it never changes them.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from bench import units as U
+from bench.text import QUOTE_CHARS, first_sentence, normalize, own_sentences, stop_word, substantive, task_title
+
+MAX_FACTS, MAX_EDITS = 12, 8
+MAX_CONSTRAINTS_PER_MESSAGE = 6
+
+# Words before a cue that make it the user's own task ("I need to", "I should have"), not a rule
+# for the agent.
+FIRST_PERSON = re.compile(r"\bi(?:['’](?:m|ll|ve|d)| am| will| have| would)?(?:\s+\w+)?\s*$", re.I)
+# "should be" / "must have" after anything but you/we states how things are, not a rule.
+STATEMENT = re.compile(r"^\s*(?:be|have|been)\b", re.I)
+RULE_SUBJECT = re.compile(r"\b(?:you|we)\s*$", re.I)
+
+CUES = (  # (kind, pattern); the earliest cue in a sentence decides, ties go to the kind listed first
+    ("ban", re.compile(
+        r"^\W*(?:(?:also|and|but|so|just|and also),?\s+)?(?:please\s+)?(?:don'?t|do not|never|stop|avoid)\b|"
+        r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|don'?t|do not|never|"
+        r"are not allowed to|aren'?t allowed to)\b|\b(?:not allowed|no longer|under no circumstances)\b|"
+        r"\bplease (?:don'?t|do not|never)\b|\bmake sure (?:you )?(?:don'?t|do not|never|not)\b|"
+        r"\bwithout (?:asking|checking with) me\b", re.I)),
+    ("authorization", re.compile(
+        r"\b(?:you may|you can|you're allowed|you are allowed|feel free|allowed to|(?:ok|okay|fine) (?:for you )?to|"
+        r"permission|authori[sz]e|go ahead and)\b", re.I)),
+    ("reporting", re.compile(
+        r"\b(?:let me know|tell me|report|ping me|notify me|come to me|ask me|check with me|"
+        r"keep me (?:posted|updated|informed)|update me)\b", re.I)),
+    ("preference", re.compile(
+        r"\b(?:prefer|preferably|i'?d like|i would like|i'?d rather|i would rather|rather than|instead of|"
+        r"i want|i don'?t want|i do not want|i'?m (?:fine|ok|okay) with|i am (?:fine|ok|okay) with|"
+        r"i'?m willing to|i am willing to|i don'?t care about)\b", re.I)),
+    ("must", re.compile(
+        r"\b(?:must|make sure|be sure to|ensure|always|need to|needs to|have to|has to|should|remember to|"
+        r"it'?s important|is required|are required|required to)\b|^\W*only\b|\b(?:you|we) (?:can|may|should) only\b|"
+        r"\bonly (?:use|touch|change|edit|modify|run|commit|merge|push|work|ask|come|report|if|when)\b|"
+        r"\bplease (?:use|keep|follow|stick to|leave|stay|write|name|put)\b", re.I)),
+)
+# Words of the cues themselves: they say what kind of rule it is, not what it is about.
+CUE_WORDS = {"prefer", "preferably", "rather", "instead", "permission", "authorize", "authorise", "allowed", "report",
+             "ensure", "required", "important", "remember", "sure", "free", "willing", "care", "avoid", "stop", "never",
+             "always", "notify", "ping", "posted", "updated", "informed", "asking", "checking"}
+REQUEST = re.compile(
+    r"^\W*(?:please\s+)?(?:add|fix|implement|make|create|write|build|update|change|refactor|remove|delete|rename|"
+    r"review|migrate|port|find|investigate|debug|set up|configure|install|run|test|deploy|move|convert|improve|"
+    r"optimi[sz]e|support|replace|upgrade|clean|solve|resolve|cancel|book)\b|\b(?:can|could|would) you\b|"
+    r"\b(?:i|we) (?:need|want|would like|'d like)\b|\bi'd like\b|\bhelp me\b|\byour task\b|\bplease\b", re.I)
+CLAUSE = U.SENTENCE   # the units' own sentence split, so keys chosen in one clause co-occur in one unit
+
+
+def cue(sentence: str) -> tuple[str, re.Match[str]] | None:
+    """The constraint kind of a sentence and where its cue is (the earliest cue; on a tie, the first
+    kind in CUES), or None when it carries no cue."""
+    best: tuple[int, int, str, re.Match[str]] | None = None
+    for rank, (kind, pattern) in enumerate(CUES):
+        for m in pattern.finditer(sentence):
+            before = sentence[:m.start()]
+            if kind == "must" and FIRST_PERSON.search(before):
+                continue   # "I need to change my flight": the user's own request, not a rule
+            if (kind == "must" and m.group().lower() in ("should", "must") and STATEMENT.match(sentence[m.end():])
+                    and not RULE_SUBJECT.search(before)):
+                continue   # "my profile should be under ...": a statement, not a rule
+            if best is None or (m.start(), rank) < best[:2]:
+                best = (m.start(), rank, kind, m)
+            break
+    return (best[2], best[3]) if best else None
+
+
+def kind_of(sentence: str) -> str:
+    found = cue(sentence)
+    return found[0] if found else "must"
+
+
+# ---------------------------------------------------------------- keys
+
+
+TRIM = ".,;:!?()[]{}\"'`*<>“”‘’"
+
+
+def _tokens(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, word) for each whitespace-separated token, its surrounding punctuation trimmed."""
+    out = []
+    for m in re.finditer(r"\S+", text):
+        raw = m.group()
+        lead = len(raw) - len(raw.lstrip(TRIM))
+        word = raw.strip(TRIM)
+        if word.endswith("'s") or word.endswith("’s"):
+            word = word[:-2]
+        if word:
+            out.append((m.start() + lead, m.start() + lead + len(word), word))
+    return out
+
+
+def _shape(word: str, first: bool) -> int:
+    """How much a token looks like an identifier: 3 path, 2 code-like, 1 number / acronym / name, 0 a word."""
+    if not re.search(r"[A-Za-z0-9]", word) or NUMBER.match(word) and not word.isdigit():
+        return 0                            # also "0.12s", "3.5%"
+    if "/" in word or re.search(r"\w\.[A-Za-z]{1,5}$", word) and not re.fullmatch(r"(?:[a-z]\.){1,3}[a-z]?", word.lower()):
+        return 3
+    if re.search(r"[A-Za-z][0-9_#@:]|[0-9_#@:][A-Za-z]|[a-z][A-Z]|\w-\w", word):
+        return 2
+    if word.isdigit():
+        return 1 if len(word) >= 3 else 0   # "7447" identifies; "11" matches anywhere
+    if word.isupper() and len(word) >= 2 or word[:1].isupper() and not first:
+        return 1
+    return 0
+
+
+def _word(word: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z'’-]*", word)) and len(word) >= 3
+
+
+def keys_of(sentence: str, most: int = 3, after: int | None = None, skip=lambda key: False) -> list[str]:
+    """Identifiers (the most identifier-like two) and content words of one clause: never stop or filler
+    words, never the cue's own words, never a word `skip` rejects (one the system prompt holds).
+    `after`: the cue's end, whose next content word (the thing banned, allowed ...) comes first among
+    the words, then the longest."""
+    idents, words = [], []
+    letters = re.findall(r"[A-Za-z]", sentence)
+    shouting = len(letters) > 10 and sum(c.isupper() for c in letters) > 0.6 * len(letters)
+    for i, (start, _, w) in enumerate(_tokens(sentence)):
+        if stop_word(w) or w.casefold() in CUE_WORDS or len(w) < 2 or skip(w):
+            continue
+        shape = _shape(w.lower() if shouting and w.isalpha() else w, i == 0)
+        if shape:
+            idents.append((-shape, start, w))
+        elif _word(w):
+            words.append((start, w))
+    chosen = [w for *_, w in sorted(idents)[:2]]
+    if after is not None:
+        nxt = next((w for start, w in words if start >= after), None)
+        if nxt:
+            chosen.append(nxt)
+    chosen += [w for _, w in sorted(words, key=lambda x: (-len(x[1]), x[0]))]
+    out: list[str] = []
+    for w in chosen:
+        n = normalize(w)
+        if not any(n in normalize(o) or normalize(o) in n for o in out):
+            out.append(w)
+    return out[:most]
+
+
+# ---------------------------------------------------------------- constraints and mission
+
+
+def _quote(sentence: str, at: int) -> tuple[str, int]:
+    """A quote of at most QUOTE_CHARS around position `at`, cut at word boundaries; (quote, offset)."""
+    if len(sentence) <= QUOTE_CHARS:
+        return sentence, 0
+    start = max(0, at - QUOTE_CHARS // 3)
+    if start:
+        space = sentence.find(" ", start)
+        start = space + 1 if 0 <= space < at else start
+    piece = sentence[start:start + QUOTE_CHARS]
+    if start + QUOTE_CHARS < len(sentence):
+        piece = piece.rsplit(None, 1)[0]
+    return piece.strip(), start + (len(piece) - len(piece.lstrip()))
+
+
+def _clause(text: str, at: int) -> tuple[str, int]:
+    """The clause (unit sentence) of `text` holding position `at`; (clause, its offset)."""
+    pos = 0
+    for part in CLAUSE.split(text):
+        i = text.find(part, pos)
+        if i <= at < i + len(part) + 1:
+            return part, i
+        pos = i + len(part)
+    return text, 0
+
+
+def _fit(text: str, keys: list[str], clause: str | None = None, skip=lambda key: False) -> list[str]:
+    """Drop trailing keys until the rest co-occur in one unit of `text`. With `clause`, a set of
+    identifiers only (which a bag of identifiers from dropped text would hold) gets the clause's
+    first ordinary word in front, or is given up (the item then counts by its quote or text only)."""
+    keys = list(keys)
+    while keys and not U.cooccur(text, keys):
+        keys.pop()
+    if clause is not None and keys and not any(U.ordinary(k) for k in keys):
+        word = next((w for w in keys_of(clause, most=20, skip=skip) if U.ordinary(w)), None)
+        keys = _fit(text, [word, *keys]) if word else []
+        if keys and not any(U.ordinary(k) for k in keys):
+            keys = []
+    return keys
+
+
+def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dict[str, Any]]:
+    """The cue-bearing sentences of one user message (at most MAX_CONSTRAINTS_PER_MESSAGE); a sentence
+    the system prompt repeats is left out (it could never be lost)."""
+    out = []
+    for sentence in own_sentences(ev["text"]):
+        found = cue(sentence)
+        if found is None:
+            continue
+        kind, m = found
+        quote, off = _quote(sentence, m.start())
+        if not quote or m.start() < off or m.end() > off + len(quote) or in_system(quote):
+            continue
+        clause, coff = _clause(quote, m.start() - off)
+        after = max(0, m.end() - off - coff)
+        keys = _fit(quote, keys_of(clause, after=after, skip=in_system), clause, in_system)
+        item = {"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote}
+        if keys:   # none when every content word is the system prompt's: then only the verbatim quote counts
+            item["keys"] = keys
+        out.append(item)
+        if len(out) >= MAX_CONSTRAINTS_PER_MESSAGE:
+            break
+    return out
+
+
+def mission_of(ev: dict[str, Any], in_system=lambda term: False) -> dict[str, Any] | None:
+    """The first request: the quoted task's title, else the first own sentence that asks for
+    something, else the first sentence."""
+    text = ev["text"]
+    title = task_title(text)
+    sentences = own_sentences(text)
+    request = title or next((s for s in sentences if REQUEST.search(s)), None) or first_sentence(text)
+    if not request:
+        return None
+    clause, _ = _clause(request, 0)
+    keys = _fit(text, keys_of(clause, skip=in_system), clause, in_system)
+    if keys:
+        return {"id": "m1", "from": ev["id"], "text": request, "keys": keys}
+    # every content word is the system prompt's: the text itself is the key, so it must be one unit
+    return {"id": "m1", "from": ev["id"], "text": clause.strip()} if U.cooccur(text, [clause]) else None
+
+
+# ---------------------------------------------------------------- facts: the artifact trail
+
+PATH_ARGS = ("path", "file_path", "filepath", "filename", "file_name", "file", "target_file", "notebook_path",
+             "absolute_path", "target")
+EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "create", "insert", "editfile", "writefile", "createfile",
+              "applypatch", "patch", "replace", "strreplace", "appendfile", "writetofile", "replaceinfile", "searchreplace",
+              "fileedit", "filewrite", "append", "appendtofile", "overwrite", "overwritefile", "createnewfile"}
+EDITOR_TOOLS = {"strreplaceeditor", "strreplacebasededittool", "texteditor", "editor", "fileeditor", "oheditor",
+                "texteditor20250124", "texteditor20250429", "strreplaceeditor20250124"}
+EDIT_COMMANDS = {"create", "str_replace", "insert", "write", "append", "edit", "overwrite"}
+# A shell command that only reads or lists: its output quotes files, so only the shell's own errors count.
+VIEWING = re.compile(r"^\s*(?:cd \S+ && )?(?:cat|head|tail|less|more|grep|egrep|rg|ag|ack|find|ls|tree|wc|nl|awk|"
+                     r"sed -n|git (?:show|log|diff|grep|blame|status)|echo|printf|file|stat|which|type)\b")
+_DONE = (r"(?:created|updated|edited|modified|written|saved|replaced|inserted|appended|applied|overwritten|changed|"
+         r"deleted|removed)")
+STATUS = re.compile(rf"\b(?:(?:has|have|had) been|was|were|is|are|got)\s+(?:successfully\s+)?{_DONE}\b(?:\s+successfully)?|"
+                    rf"\b(?:[A-Za-z]+\s+)?{_DONE}\s+successfully\b|\bsuccessfully\s+{_DONE}\b|"
+                    rf"\b(?:Text|File|Files|Changes?|Edits?|Patch)\s+{_DONE}\b|\bApplied \d+ edits?\b", re.I)
+SHELL_ERR = re.compile(r"\b(command not found|No such file or directory|Permission denied|cannot access|can't cd to|"
+                       r"Not a directory|Is a directory|cannot open|cannot stat|syntax error|not recognized as)\b", re.I)
+EXCEPTION = re.compile(r"^\s*(?:E\s+)?(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception))(?::\s*(\S.*))?\s*$")
+COMPILER = re.compile(r"^\S+?:\d+(?::\d+)?:\s*(?:fatal )?error(?:\[\w+\])?:\s*(\S.*)$", re.I)
+ERROR_LINE = re.compile(r"^\s*(?:Error|ERROR|error|fatal|FATAL|E|npm ERR!)(?:\[\w+\])?(?::|\s)\s*(\S.*)$")
+TOOL_ERROR = re.compile(r"<tool_use_error>\s*(.*?)\s*(?:</tool_use_error>|$)")
+EDIT_ERROR = re.compile(r"\b(No replacement was performed|did not appear verbatim|Multiple occurrences|is required for command|"
+                        r"Invalid `?\w+`? parameter|CMake Error|Unable to locate|(?i:could not (?:find|load|open|resolve)))\b")
+TEST_FAILED = re.compile(r"^\s*(?:FAILED|FAIL)\b\s*(\S.*)?$")
+TROUBLE = re.compile(r"\b(errors occurred|Segmentation fault|segfault|core dumped|timed out|Error \d+|failed with|"
+                     r"(?:[Tt]ests?|[Bb]uild|[Cc]ompilation|[Ii]nstallation|[Cc]ommand) failed|"
+                     r"Traceback \(most recent call last\))\b")
+TEST_SUMMARY = re.compile(r"\b([1-9]\d* failed(?:,? \d+ (?:passed|errors?|skipped|warnings?|xfailed|xpassed|deselected|"
+                          r"total))+)")
+# (priority, pattern): a line that reports a failure; the pattern's last group, when set, is the message.
+FAILURES = ((6, EXCEPTION), (5, COMPILER), (5, ERROR_LINE), (5, TOOL_ERROR), (5, SHELL_ERR), (4, EDIT_ERROR),
+            (4, TEST_FAILED), (3, TROUBLE), (3, TEST_SUMMARY))
+PHRASED = (SHELL_ERR, EDIT_ERROR, TROUBLE, TEST_SUMMARY)   # their match is the phrase itself
+NUMBER = re.compile(r"^[-+]?\d[\d.,:]*(?:%|ms|s|m|h|kb|mb|gb|x)?$", re.I)   # also durations and sizes: not identifiers
+NEGATIONS = re.compile(r"^(?:not|no|never|cannot|can't|won't|didn't|doesn't|don't|isn't|aren't|wasn't|couldn't|unable)$", re.I)
+TRAILING = {"a", "an", "the", "and", "or", "but", "nor", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into",
+            "is", "are", "was", "were", "be", "been", "as", "that", "this", "if", "so", "than", "then", "when", "which"}
+AUXILIARIES = {"could", "can", "does", "did", "do", "is", "are", "was", "were", "has", "have", "had", "will", "would",
+               "should", "must", "may", "might"}
+TOOL_ERROR_TAG = re.compile(r"</?tool_use_error>")
+CONTENT_LINE = re.compile(r"^\s*\d+(?:[:\t|]|\s{2,})")   # numbered lines: a file's content, not a report
+FIELD_PROGRAM = re.compile(r"^\s*[\w./-]+:\s")           # "bash: ", "make: ", "ls: " — the program, not the object
+
+
+def _tool(call: dict[str, Any]) -> str:
+    return re.sub(r"[^a-z0-9]", "", str(call.get("tool", "")).lower())
+
+
+def _is_edit(call: dict[str, Any]) -> bool:
+    tool, args = _tool(call), call.get("args") or {}
+    command = args.get("command")
+    if tool in EDITOR_TOOLS or (isinstance(command, str) and "edit" in tool and tool not in EDIT_TOOLS):
+        return command in EDIT_COMMANDS
+    return tool in EDIT_TOOLS
+
+
+def _command(call: dict[str, Any]) -> str | None:
+    args = call.get("args") or {}
+    for key in ("command", "cmd", "script", "input"):
+        if isinstance(args.get(key), str) and not _is_edit(call) and _tool(call) not in EDITOR_TOOLS:
+            return args[key]
+    return None
+
+
+def _edited_path(call: dict[str, Any], result: str) -> str | None:
+    args = call.get("args") or {}
+    for key in PATH_ARGS:
+        if isinstance(args.get(key), str) and args[key].strip():
+            return args[key].strip()
+    for key in ("input", "patch", "diff", "content"):
+        if isinstance(args.get(key), str):
+            m = re.search(r"^\*\*\* (?:Update|Add) File: (\S+)|^\+\+\+ b/(\S+)", args[key], re.M)
+            if m:
+                return m.group(1) or m.group(2)
+    m = re.search(r"\[File: ([^\s\]()]+)", result)
+    return m.group(1) if m else None
+
+
+def _tail(path: str, text: str) -> str | None:
+    """The path as a key: its last two components when they appear in `text`, else its file name."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    low = normalize(text)
+    for n in (2, 1):
+        t = "/".join(parts[-n:])
+        if t and normalize(t) in low:
+            return t
+    return None
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Two spellings of one path: one's components end the other's ('reproduce.py', '/testbed/reproduce.py')."""
+    pa, pb = ([p for p in x.replace("\\", "/").split("/") if p and p != "."] for x in (a, b))
+    n = min(len(pa), len(pb))
+    return n > 0 and pa[-n:] == pb[-n:]
+
+
+def _lines(text: str) -> list[str]:
+    """The result's report lines, each split into the units' sentences."""
+    out = []
+    for line in text.splitlines():
+        if not line.strip() or CONTENT_LINE.match(line):
+            continue
+        parts = [p for p in CLAUSE.split(line.strip()) if p.strip()]
+        out.extend(parts if len(parts) > 1 else [line.strip()])
+    return out
+
+
+descriptive = U.descriptive   # at least two ordinary words: what makes a fact more than a bag of identifiers
+
+
+def _phrase(text: str, prefer: re.Pattern[str] | None = None, skip: Iterable[str] = ()) -> str | None:
+    """A descriptive phrase of ordinary words in `text`: `prefer`'s match when it has one, else the run
+    of ordinary words with the most content words (at most six words), trimmed of leading stop words
+    (a negation stays: "could not load") and trailing function words."""
+    if prefer is not None:
+        m = prefer.search(text)
+        if m and descriptive(m.group()):
+            return m.group().strip()
+    skipped = {normalize(s) for s in skip}
+    runs: list[list[tuple[int, int, str]]] = [[]]
+    for m in re.finditer(r"\S+", text):
+        raw = m.group()
+        word = raw.strip(TRIM)
+        quoted = raw[:1] in "\"'`“‘<"                       # 'foo', `old_str`: an identifier, not a word
+        if raw[:1] in "([{" and runs[-1]:
+            runs.append([])                                  # "(or any of ...)" starts afresh
+        number = bool(NUMBER.match(word)) and bool(runs[-1])   # inside a run: "expected 345 but got 344"
+        if quoted or not (U.WORD.match(word) and normalize(word) not in skipped or number):
+            runs.append([])
+            continue
+        start = m.start() + (len(raw) - len(raw.lstrip(TRIM)))
+        runs[-1].append((start, start + len(word), word))
+        if raw.rstrip(TRIM) != raw:
+            runs.append([])   # punctuation after the word ends the run ("add up, total")
+    best, score = None, (0, 0)
+    for run in runs:
+        lead = next((i for i, t in enumerate(run) if not stop_word(t[2]) or NEGATIONS.match(t[2])), len(run))
+        if lead < len(run) and NEGATIONS.match(run[lead][2]) and lead and run[lead - 1][2].lower() in AUXILIARIES:
+            lead -= 1   # "could not load", "does not exist": the negation is the point
+        run = run[lead:][:6]
+        while run and (run[-1][2].lower() in TRAILING or NUMBER.match(run[-1][2])):
+            run = run[:-1]
+        content = sum(not stop_word(w) and len(w) >= 3 for *_, w in run)
+        if len(run) < 2 or not content:
+            continue
+        phrase = text[run[0][0]:run[-1][1]]
+        if descriptive(phrase) and (content, len(run)) > score:
+            best, score = phrase, (content, len(run))
+    return best
+
+
+def _identifier(line: str, skip: Iterable[str] = ()) -> str | None:
+    """The most identifier-like token of a line (a path as its last two components), not the program
+    name that opens a 'prog: message' line."""
+    body = line[FIELD_PROGRAM.match(line).end():] if FIELD_PROGRAM.match(line) else line
+    skipped = {normalize(s) for s in skip}
+    best = None
+    for i, (start, _, w) in enumerate(_tokens(body)):
+        shape = _shape(w, True)
+        if not shape or normalize(w) in skipped or stop_word(w) or re.match(r"(?i)(?:error|fatal|warning)\b", w):
+            continue
+        if "/" in w:
+            parts = [p for p in w.split("/") if p]
+            w = "/".join(parts[-2:]) if parts else w
+            if not w or not re.search(r"[A-Za-z]", w):
+                continue
+        if best is None or shape > best[0]:
+            best = (shape, w)
+    return best[1] if best else None
+
+
+def _edit_fact(call: dict[str, Any], text: str) -> tuple[str, list[str]] | None:
+    path = _edited_path(call, text)
+    tail = _tail(path, text) if path else None
+    if not tail:
+        return None
+    lines = [ln for ln in _lines(text) if normalize(tail) in normalize(ln)]
+    lines.sort(key=lambda ln: not STATUS.search(ln.replace(tail, " ")))
+    for line in lines:
+        phrase = _phrase(line.replace(tail, " " * len(tail)), STATUS, skip=re.split(r"[/._-]", tail))
+        if phrase:
+            return path, [tail, phrase]
+    return None
+
+
+def _failures(text: str, command: str | None, tail: str | None) -> list[tuple[float, str, re.Match[str]]]:
+    """Lines that report a failure, best first (higher priority, then later in the output), each with its
+    rank and match; a line counts once, for its first matching pattern. A viewing command's output
+    quotes files, so only the shell's own errors count there."""
+    viewing = command is not None and VIEWING.match(command) is not None
+    found = []
+    for n, line in enumerate(_lines(text)):
+        for prio, pattern in FAILURES:
+            if viewing and pattern is not SHELL_ERR:
+                continue
+            m = pattern.search(line)
+            if m is not None:
+                found.append((prio + (0.5 if tail and normalize(tail) in normalize(line) else 0), n, line, m))
+                break
+    found.sort(key=lambda f: (-f[0], -f[1]))
+    return [(rank, line, m) for rank, _, line, m in found]
+
+
+def _failure_keys(line: str, m: re.Match[str], tail: str | None) -> list[str] | None:
+    """Keys for one failure line: its object (the call's path, the exception, an identifier) and a
+    descriptive phrase (the error's own words); None when the line has no such phrase."""
+    line = TOOL_ERROR_TAG.sub(" ", line) if "tool_use_error>" in line else line
+    m = m.re.search(line) or m
+    ident = tail if tail and normalize(tail) in normalize(line) else None
+    groups = [g for g in m.groups() if g] if m.groups() and m.re not in PHRASED else []
+    message = groups[-1] if groups else ""
+    if ident is None and m.re is EXCEPTION and m.group(1):
+        ident = m.group(1)                                   # the exception's name
+    if ident is None:
+        ident = (_identifier(message) if message else None) or _identifier(line)
+    if ident is None and m.re is SHELL_ERR:                  # "bash: ponyc: command not found"
+        fields = [f.strip() for f in line[:m.start()].split(":") if f.strip()]
+        if len(fields) >= 2 and re.fullmatch(r"[\w.+-]+", fields[-1]):
+            ident = fields[-1]
+    skip = re.split(r"[/._:-]", ident) if ident else []
+    phrase = None
+    if m.re in PHRASED and descriptive(m.group(1)):
+        phrase = m.group(1)
+    if phrase is None and message:
+        phrase = _phrase(message, skip=skip)
+    if phrase is None:
+        phrase = _phrase(line, skip=skip)
+    if not phrase:
+        return None
+    if ident and (normalize(ident) in normalize(phrase) or normalize(phrase) in normalize(ident)):
+        ident = None
+    return [k for k in (ident, phrase) if k]
+
+
+def _failure(text: str, command: str | None, tail: str | None) -> bool:
+    return any(rank >= 3 for rank, _, _ in _failures(text, command, tail))
+
+
+def _failure_fact(call: dict[str, Any], text: str, usable) -> list[str] | None:
+    args = call.get("args") or {}
+    path = _edited_path(call, text) if _is_edit(call) or any(k in args for k in PATH_ARGS) else None
+    tail = _tail(path, text) if path else None
+    for rank, line, m in _failures(text, _command(call), tail):
+        if rank < 3:
+            break
+        keys = _failure_keys(line, m, tail)
+        if keys and usable(keys, text):
+            return keys
+    return None
+
+
+def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, Any]]:
+    """Files created or edited (the last edit of each) and calls whose result reports a failure, most
+    recent first up to MAX_FACTS (edits up to MAX_EDITS), returned in event order."""
+    calls = {c["id"]: c for ev in events for c in ev.get("calls") or ()}
+    in_system = _mentioned(system)
+
+    def usable(keys: list[str], text: str) -> bool:
+        return (any(descriptive(k) for k in keys) and not any(stop_word(k) or in_system(k) for k in keys)
+                and U.cooccur(text, keys))
+
+    edits: dict[str, tuple[int, dict[str, Any]]] = {}
+    failures: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
+    for pos, ev in enumerate(events):
+        call = calls.get(ev.get("call") or "") if ev["role"] == "tool" else None
+        if call is None or not ev["text"].strip():
+            continue
+        text = ev["text"]
+        keys, edit_key = None, None
+        if _is_edit(call) and not _failure(text, None, None):
+            found = _edit_fact(call, text)
+            if found and usable(found[1], text):
+                edit_key, keys = found
+        else:
+            keys = _failure_fact(call, text, usable)
+        if not keys:
+            continue
+        fact = {"id": f"f-{ev['id']}", "from": ev["id"], "keys": keys}
+        if edit_key is not None:
+            for other in [p for p in edits if _same_file(p, edit_key)]:
+                del edits[other]   # one fact per file: its last edit
+            edits[edit_key] = (pos, fact)
+        else:
+            nk = U.keys_of(keys)
+            failures.pop(nk, None)
+            failures[nk] = (pos, fact)
+    kept = sorted(edits.values(), key=lambda x: x[0])[-MAX_EDITS:]
+    room = MAX_FACTS - len(kept)
+    kept += sorted(failures.values(), key=lambda x: x[0])[-room:] if room > 0 else []
+    return [f for _, f in sorted(kept, key=lambda x: x[0])]
+
+
+def _mentioned(system: str):
+    """Whether a term occurs as whole words in the system prompt: it is rebuilt for every request, so
+    a key there could never be lost (the validator warns about such keys)."""
+    text = normalize(system)
+
+    def inside(term: str) -> bool:
+        t = normalize(term)
+        if not t or not text:
+            return False
+        left = r"\b" if t[0].isalnum() else ""
+        right = r"\b" if t[-1].isalnum() else ""
+        return re.search(left + re.escape(t) + right, text) is not None
+    return inside
+
+
+# ---------------------------------------------------------------- all of it
+
+
+def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, Any]:
+    """Mission, constraints and facts of an imported session (see the module docstring)."""
+    users = [ev for ev in events if ev["role"] == "user" and substantive(ev["text"])]
+    in_system = _mentioned(system)
+    truth: dict[str, Any] = {}
+    mission = mission_of(users[0], in_system) if users else None
+    if mission:
+        truth["mission"] = [mission]
+    constraints = [c for ev in users for c in constraints_of(ev, in_system)]
+    if constraints:
+        truth["constraints"] = constraints
+    facts = facts_of(events, system)
+    if facts:
+        truth["facts"] = facts
+    return truth
+
+
+__all__ = ["derive_truth", "cue", "kind_of", "keys_of", "facts_of", "constraints_of", "mission_of", "CUES"]

@@ -1,0 +1,137 @@
+"""The scenario model (DESIGN §2): events a harness replays, and the truth scorers check.
+
+Plain dataclasses built by `bench.scenarios.loader`; strategies receive only `Message`s
+rendered from events, never a Scenario's truth or probes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT_VERSION = 1
+ROLES = ("user", "assistant", "tool", "background")
+SOURCES = ("watch", "cron", "callback", "session", "harness")
+CONSTRAINT_KINDS = ("ban", "must", "preference", "authorization", "reporting")
+PROBE_KINDS = ("goal", "constraint", "provenance", "recall", "artifact", "continuation", "decision")
+# Seconds added to the previous event's time when an event has no `t`.
+PACING = {"user": 30.0, "assistant": 15.0, "tool": 5.0, "background": 60.0}
+
+
+@dataclass(frozen=True)
+class Call:
+    id: str
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Event:
+    id: str
+    role: str
+    text: str
+    t: float
+    calls: tuple[Call, ...] = ()
+    call: str | None = None
+    source: str | None = None
+    skill: str | None = None
+
+
+@dataclass(frozen=True)
+class Mission:
+    id: str
+    from_: str
+    text: str
+    keys: tuple[str, ...] = ()
+    until: str | None = None
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    done: str | None = None
+
+
+@dataclass(frozen=True)
+class Workstream:
+    id: str
+    from_: str
+    title: str
+    items: tuple[Item, ...] = ()
+
+
+@dataclass(frozen=True)
+class Constraint:
+    id: str
+    from_: str
+    kind: str
+    quote: str
+    keys: tuple[str, ...] = ()
+    replaces: str | None = None
+    until: str | None = None
+
+
+@dataclass(frozen=True)
+class Injection:
+    id: str
+    event: str
+    payload: tuple[str, ...]
+    alternatives: tuple[tuple[str, ...], ...] = ()   # other key sets that say the same (a reworded payload)
+
+
+@dataclass(frozen=True)
+class Fact:
+    id: str
+    from_: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: str
+    from_: str
+    keys: tuple[str, ...]
+    rejected: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Truth:
+    mission: tuple[Mission, ...] = ()
+    workstreams: tuple[Workstream, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+    injections: tuple[Injection, ...] = ()
+    facts: tuple[Fact, ...] = ()
+    decisions: tuple[Decision, ...] = ()
+
+
+@dataclass(frozen=True)
+class Probe:
+    id: str
+    at: str
+    kind: str
+    ask: str
+    expect: tuple[str, ...] = ()
+    reject: tuple[str, ...] = ()
+    rubric: str | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    title: str
+    user: str
+    window: int
+    system: str
+    events: tuple[Event, ...]
+    tags: tuple[str, ...] = ()
+    truth: Truth = Truth()
+    probes: tuple[Probe, ...] = ()
+    path: str = ""
+
+    @property
+    def imported(self) -> bool:
+        """Imported scenarios carry a derived truth; user_words_retained applies to them."""
+        return "imported" in self.tags
+
+    def index(self) -> dict[str, int]:
+        """Event id -> position, for truth and probe references."""
+        return {e.id: i for i, e in enumerate(self.events)}

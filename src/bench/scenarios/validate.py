@@ -1,0 +1,637 @@
+"""Scenario validation (DESIGN §2): every problem in a file, each tied to its key path.
+
+`check` turns parsed data into a Scenario or a list of (key path, problem);
+`bench.scenarios.loader` adds the file name and line numbers when it reports them.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from bench.scenarios.model import CONSTRAINT_KINDS, FORMAT_VERSION, PACING, PROBE_KINDS, ROLES, SOURCES, Call, Constraint, Decision, Event, Fact, Injection, Item, Mission, Probe, Scenario, Truth, Workstream
+from bench.parsing import MAX_DEPTH, Pairs, bounds  # noqa: F401  (Pairs, MAX_DEPTH: the readers use them)
+from bench.text import normalize  # re-exported by bench.loader
+from bench import units as U
+
+ID_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+Path_ = tuple  # a key path such as ("events", 3, "t")
+
+
+# ---------------------------------------------------------------- checking
+
+
+class _Check:
+    """Collects problems (the file is unusable) and warnings (it works, but measures less than it
+    seems to) with the key path they belong to."""
+
+    def __init__(self) -> None:
+        self.problems: list[tuple[Path_, str]] = []
+        self.warnings: list[tuple[Path_, str]] = []
+        self.event_ids: list[Any] = []
+        self.declared: set[str] = set()                  # every event id the file gives, valid event or not
+        self.bad_events: set[int] = set()                # positions (in the events kept) of events with a problem
+        self.unknown: dict[str, list[Path_]] = {}        # unknown event id -> the references naming it
+
+    def add(self, path: Path_, msg: str) -> None:
+        self.problems.append((path, msg))
+
+    def ref(self, path: Path_, eid: Any, known: Any) -> bool:
+        """Whether a reference names a known event; an unknown id is reported once, at its first
+        reference, in `unknown_refs` (one root cause, one line). An id whose event is itself invalid
+        is not reported again: that event's own problem is the root cause."""
+        if eid in known:
+            return True
+        if eid not in self.declared:
+            self.unknown.setdefault(eid, []).append(path)
+        return False
+
+    def unknown_refs(self) -> None:
+        for eid, paths in self.unknown.items():
+            more = paths[1:]
+            also = (f" (also named by {', '.join(self.display(p) for p in more[:3])}"
+                    f"{f' and {len(more) - 3} more' if len(more) > 3 else ''})") if more else ""
+            self.add(paths[0], f"unknown event '{eid}'{also}")
+        self.unknown = {}
+
+    def warn(self, path: Path_, msg: str) -> None:
+        self.warnings.append((path, msg))
+
+    def mapping(self, value: Any, path: Path_, required: dict, optional: dict) -> dict | None:
+        if not isinstance(value, dict):
+            self.add(path, f"must be a mapping, got {_kind(value)}")
+            return None
+        known = ", ".join(sorted(list(required) + list(optional)))
+        unknown = [key for key in value if key not in required and key not in optional]
+        missing = [key for key in required if key not in value]
+        out = {}
+        if unknown and missing:   # a misspelt required key: one line, and its value stands in (no knock-on lines)
+            import difflib
+
+            for key in unknown:
+                near = difflib.get_close_matches(str(key), missing, n=1, cutoff=0.6)
+                if near and _is(value[key], required[near[0]]):
+                    out[near[0]] = value[key]
+            self.add(path + (unknown[0],), f"unknown key{'s' if len(unknown) > 1 else ''} {_listed(unknown)} and "
+                                           f"missing required key{'s' if len(missing) > 1 else ''} {_listed(missing)}"
+                                           f" (misspelt? allowed: {known})")
+        else:
+            for key in unknown:
+                self.add(path + (key,), f"unknown key '{key}' (allowed: {known})")
+            if missing:
+                self.add(path, f"missing required key{'s' if len(missing) > 1 else ''} {_listed(missing)}")
+        for key, typ in required.items():
+            if key in value and self.typed(value[key], path + (key,), typ):
+                out[key] = value[key]
+        for key, typ in optional.items():
+            if key in value and value[key] is not None and self.typed(value[key], path + (key,), typ):
+                out[key] = value[key]
+        return out
+
+    def typed(self, value: Any, path: Path_, typ: Any) -> bool:
+        ok = _is(value, typ)
+        if not ok:
+            self.add(path, f"must be {_name(typ)}, got {_kind(value)}")
+        return ok
+
+    def display(self, path: Path_) -> str:
+        parts: list[str] = []
+        for i, key in enumerate(path):
+            if isinstance(key, int):
+                if path[:i] == ("events",) and key < len(self.event_ids) and isinstance(self.event_ids[key], str):
+                    parts.append("." + self.event_ids[key])
+                else:
+                    parts.append(f"[{key}]")
+            else:
+                parts.append(("." if parts else "") + str(key))
+        return "".join(parts) or "(top level)"
+
+
+def _is(value: Any, typ: Any) -> bool:
+    if typ == "str":
+        return isinstance(value, str)
+    if typ == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if typ == "num":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if typ == "strs":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if typ == "list":
+        return isinstance(value, list)
+    if typ == "map":
+        return isinstance(value, dict)
+    if typ == "bool":
+        return isinstance(value, bool)
+    raise AssertionError(typ)
+
+
+def _name(typ: str) -> str:
+    return {"str": "a string", "int": "an integer", "num": "a number", "strs": "a list of strings",
+            "list": "a list", "map": "a mapping", "bool": "true or false"}[typ]
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+            int: "an integer", float: "a number"}.get(type(value), type(value).__name__)
+
+
+TOP_REQUIRED = {"scenario": "int", "id": "str", "window": "int", "system": "str", "events": "list"}
+TOP_OPTIONAL = {"title": "str", "user": "str", "tags": "strs", "truth": "map", "probes": "list"}
+EVENT_REQUIRED = {"id": "str", "role": "str"}
+EVENT_OPTIONAL = {"text": "str", "t": "num", "calls": "list", "call": "str", "source": "str", "skill": "str"}
+TRUTH_SHAPES = {
+    "mission": ({"id": "str", "from": "str", "text": "str"}, {"keys": "strs", "until": "str"}),
+    "workstreams": ({"id": "str", "from": "str", "title": "str"}, {"items": "list"}),
+    "constraints": ({"id": "str", "from": "str", "kind": "str", "quote": "str"},
+                    {"keys": "strs", "replaces": "str", "until": "str"}),
+    "injections": ({"id": "str", "event": "str", "payload": "strs"}, {"alternatives": "list"}),
+    "facts": ({"id": "str", "from": "str", "keys": "strs"}, {}),
+    "decisions": ({"id": "str", "from": "str", "keys": "strs"}, {"rejected": "strs"}),
+}
+PROBE_REQUIRED = {"id": "str", "at": "str", "kind": "str", "ask": "str"}
+PROBE_OPTIONAL = {"expect": "strs", "reject": "strs", "rubric": "str"}
+MAX_WINDOW = 100_000_000  # tokens; beyond any model, and past it arithmetic on windows stops being exact
+MIN_TURN = 16             # tokens of the smallest newest turn a request carries beside the system prompt and reply
+
+
+def _finite(x: Any) -> bool:
+    try:
+        return math.isfinite(x)
+    except OverflowError:           # an integer too large for a float
+        return False
+
+
+def _shown(x: Any) -> str:
+    """A value for a problem line: a huge number by its size, not its 4,000 digits."""
+    text = repr(x)
+    return f"a {len(text)}-digit number" if isinstance(x, int) and len(text) > 30 else text[:80]
+
+
+def _events(ck: _Check, raw: list) -> list[Event]:
+    events: list[Event] = []
+    seen: dict[str, int] = {}
+    calls: dict[str, tuple[int, Call]] = {}  # call id -> (event position, call)
+    results: dict[str, list[str]] = {}
+    bad_calls = _declared_calls(raw)   # a result for a call whose event is itself invalid is not a new problem
+    t_prev: float | None = None
+    ck.event_ids = [e.get("id") if isinstance(e, dict) else None for e in raw]
+    ck.declared = {e for e in ck.event_ids if isinstance(e, str)}
+    t_at = ""
+    for i, item in enumerate(raw):
+        path = ("events", i)
+        before = len(ck.problems)
+        ev = ck.mapping(item, path, EVENT_REQUIRED, EVENT_OPTIONAL)
+        if ev is None or "id" not in ev or "role" not in ev:
+            continue
+        eid, role = ev["id"], ev["role"]
+        if not ID_RE.fullmatch(eid):
+            ck.add(path + ("id",), f"id '{eid}' must match [a-z0-9-]+")
+        if eid in seen:
+            ck.add(path + ("id",), f"duplicate event id '{eid}' (first at events[{seen[eid]}])")
+        seen.setdefault(eid, i)
+        if role not in ROLES:
+            ck.add(path + ("role",), f"unknown role '{role}' (allowed: {', '.join(ROLES)})")
+            continue
+        text = ev.get("text")
+        if item.get("text") is None and not (role == "assistant" and ev.get("calls")):   # a wrong type: its own line
+            ck.add(path, "missing required key 'text'")
+        # role-specific keys
+        for key, owner in (("calls", "assistant"), ("call", "tool"), ("source", "background")):
+            if key in ev and role != owner:
+                ck.add(path + (key,), f"'{key}' is only allowed on {owner} events")
+        source = ev.get("source")
+        if role == "background":
+            if source is None:
+                ck.add(path, f"background event needs 'source' ({', '.join(SOURCES)})")
+            elif source not in SOURCES:
+                ck.add(path + ("source",), f"unknown background source '{source}' (allowed: {', '.join(SOURCES)})")
+        event_calls: list[Call] = []
+        if role == "assistant":
+            for j, c in enumerate(ev.get("calls") or []):
+                cp = path + ("calls", j)
+                cm = ck.mapping(c, cp, {"id": "str", "tool": "str"}, {"args": "map"})
+                if cm is None or "id" not in cm or "tool" not in cm:
+                    continue
+                if cm["id"] in calls:
+                    ck.add(cp + ("id",), f"duplicate call id '{cm['id']}'")
+                    continue
+                if not _json_safe(cm.get("args") or {}):
+                    ck.add(cp + ("args",), "args must be plain JSON (string keys; strings, numbers, booleans, "
+                                           "lists, mappings; quote dates and times)")
+                call = Call(cm["id"], cm["tool"], dict(cm.get("args") or {}))
+                calls[call.id] = (i, call)
+                event_calls.append(call)
+        call_ref = ev.get("call")
+        if role == "tool":
+            if call_ref is None:
+                ck.add(path, "tool event needs 'call' (the id of an earlier call)")
+            elif call_ref not in calls:
+                if bad_calls.get(call_ref, i) >= i:
+                    ck.add(path + ("call",), f"result for unknown call '{call_ref}' (no earlier assistant call has this id)")
+            else:
+                results.setdefault(call_ref, []).append(eid)
+                if len(results[call_ref]) == 2:
+                    ck.add(path + ("call",), f"call '{call_ref}' already has a result ({results[call_ref][0]})")
+        t = ev.get("t")
+        if t is not None and not _finite(t):
+            ck.add(path + ("t",), f"t must be a finite number of seconds, got {_shown(t)}")
+            t = None
+        if t is not None and t < 0:
+            ck.add(path + ("t",), f"t must not be negative, got {t}")
+        if t is None:
+            t = (t_prev or 0.0) + (PACING[role] if t_prev is not None else 0.0)
+        elif t_prev is not None and t < t_prev:
+            ck.add(path + ("t",), f"t decreases from {t_prev:g} to {t:g} (the time of event {t_at})")
+            t_prev = None   # one wrong time is one line: the events after it are compared with this one
+        if t_prev is None or t >= t_prev:
+            t_prev, t_at = t, eid
+        if len(ck.problems) > before:   # its text or ids are not what the file meant: judge nothing by it
+            ck.bad_events.add(len(events))
+        events.append(Event(eid, role, text or "", float(t), tuple(event_calls), call_ref,
+                            source, ev.get("skill")))
+    answered = {e["call"] for e in raw if isinstance(e, dict) and isinstance(e.get("call"), str)}   # valid or not
+    for cid, (pos, _call) in calls.items():
+        if cid not in results and cid not in answered:
+            ck.add(("events", pos, "calls"), f"call '{cid}' has no result")
+    return events
+
+
+def _declared_calls(raw: list) -> dict[Any, int]:
+    """Call id -> position of the first event that declares it, valid or not."""
+    out: dict[Any, int] = {}
+    for i, e in enumerate(raw):
+        calls = e.get("calls") if isinstance(e, dict) else None
+        for c in calls if isinstance(calls, list) else ():
+            if isinstance(c, dict) and isinstance(c.get("id"), str):
+                out.setdefault(c["id"], i)
+    return out
+
+
+def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
+    known = {e.id for e in events}
+    by_id: dict[str, Event] = {}       # the events whose text can be judged: the first of an id, no problem
+    for k, e in enumerate(events):
+        if k not in ck.bad_events:
+            by_id.setdefault(e.id, e)
+    normalized: list[str] = []
+
+    def texts() -> list[str]:
+        if not normalized and events:
+            normalized.extend(normalize(e.text) for e in events)
+        return normalized
+
+    out: dict[str, list] = {k: [] for k in TRUTH_SHAPES}
+    ids: dict[str, Path_] = {}
+    for key in raw:
+        if key not in TRUTH_SHAPES:
+            ck.add(("truth", key), f"unknown key '{key}' (allowed: {', '.join(TRUTH_SHAPES)})")
+    for section, (req, opt) in TRUTH_SHAPES.items():
+        items = raw.get(section)
+        if items is None:
+            continue
+        if not ck.typed(items, ("truth", section), "list"):
+            continue
+        for i, item in enumerate(items):
+            path = ("truth", section, i)
+            m = ck.mapping(item, path, req, opt)
+            if m is None or "id" not in m:
+                continue
+            if m["id"] in ids:
+                ck.add(path + ("id",), f"duplicate truth id '{m['id']}'")
+            ids.setdefault(m["id"], path)
+            for ref in ("from", "until", "event"):
+                if ref in m:
+                    ck.ref(path + (ref,), m[ref], known)
+            for key in ("quote", "text", "title"):
+                if key in m and not m[key].strip():
+                    ck.add(path + (key,), f"{key} must not be blank")
+            for key in ("keys", "payload", "rejected"):
+                if key in m and any(not k.strip() for k in m[key]):
+                    ck.add(path + (key,), f"{key} must not contain blank entries")
+            if section in ("facts", "decisions") and not m.get("keys") or section == "injections" and not m.get("payload"):
+                what = "payload" if section == "injections" else "keys"
+                ck.add(path, f"needs at least one entry in '{what}', or it can never be lost")
+            out[section].append((path, m))
+    # cross checks that need the whole section
+    for path, m in out["constraints"]:
+        if m.get("kind") is not None and m["kind"] not in CONSTRAINT_KINDS:
+            ck.add(path + ("kind",), f"unknown constraint kind '{m['kind']}' (allowed: {', '.join(CONSTRAINT_KINDS)})")
+        src = by_id.get(m.get("from"))
+        if src is not None and "quote" in m and normalize(m["quote"]) not in normalize(src.text):
+            ck.add(path + ("quote",), f"quote is not a substring of event {src.id}'s text")
+    constraint_ids = {m["id"] for _, m in out["constraints"]}
+    for path, m in out["constraints"]:
+        if "replaces" in m and m["replaces"] not in constraint_ids:
+            ck.add(path + ("replaces",), f"unknown constraint '{m['replaces']}'")
+    for path, m in out["injections"]:
+        for j, alt in enumerate(m.get("alternatives") or ()):
+            if not _strings(alt) or not alt or any(not k.strip() for k in alt):
+                ck.add(path + ("alternatives", j), "must be a non-empty list of non-blank strings (one key set)")
+        ev = by_id.get(m.get("event"))
+        if ev is None:
+            continue
+        if ev.role != "background":
+            ck.add(path + ("event",), f"event {ev.id} is a {ev.role} event; injections name background events")
+        for key in m.get("payload", []):
+            if normalize(key) not in normalize(ev.text):
+                ck.add(path + ("payload",), f"payload '{key}' does not occur in event {ev.id}'s text")
+    for section, what in (("facts", "fact"), ("decisions", "decision")):
+        for path, m in out[section]:
+            _keys_together(ck, path, by_id.get(m.get("from")), [k for k in m.get("keys", []) if k.strip()], what)
+    for path, m in out["mission"]:
+        ev = by_id.get(m.get("from"))
+        keys = [k for k in (m.get("keys") or ([m["text"]] if m.get("text", "").strip() else [])) if k.strip()]
+        if ev is None or not keys:
+            continue
+        where = "keys" if m.get("keys") else "text"
+        missing = [k for k in keys if normalize(k) not in normalize(ev.text)]
+        if missing:
+            what = "key" if where == "keys" else "text (its key, as it has no keys)"
+            ck.add(path + (where,), f"{what} '{missing[0]}' does not occur in event {ev.id}'s text")
+        elif not U.cooccur(ev.text, keys):
+            ck.add(path + (where,), f"keys {_listed(keys)} never occur together in one unit (a sentence, a line, or a "
+                                    f"bullet with its heading) of event {ev.id}'s text, so no context can keep this goal")
+    workstreams = []
+    for path, m in out["workstreams"]:
+        items = []
+        seen_items: set[str] = set()
+        for j, it in enumerate(m.get("items") or []):
+            ip = path + ("items", j)
+            im = ck.mapping(it, ip, {"id": "str"}, {"done": "str"})
+            if im is None or "id" not in im:
+                continue
+            if im["id"] in seen_items:
+                ck.add(ip + ("id",), f"duplicate item id '{im['id']}'")
+            seen_items.add(im["id"])
+            if "done" in im:
+                ck.ref(ip + ("done",), im["done"], known)
+            items.append(Item(im["id"], im.get("done")))
+        workstreams.append(Workstream(m["id"], m.get("from", ""), m.get("title", ""), tuple(items)))
+        for j, it in enumerate(items):
+            if not it.id.strip():
+                ck.add(path + ("items", j, "id"), "id must not be blank")
+                continue
+            pattern = U.mention(it.id)
+            if not ck.bad_events and not any(pattern.search(t) for t in texts()):
+                ck.add(path + ("items", j, "id"), f"item id '{it.id}' occurs in no event's text (as a whole token), "
+                                                  f"so no context can ever say where the work stands on it")
+
+    def tup(m: dict, key: str) -> tuple[str, ...]:
+        return tuple(m.get(key) or ())
+
+    return Truth(
+        mission=tuple(Mission(m["id"], m.get("from", ""), m.get("text", ""), tup(m, "keys"), m.get("until"))
+                      for _, m in out["mission"]),
+        workstreams=tuple(workstreams),
+        constraints=tuple(Constraint(m["id"], m.get("from", ""), m.get("kind", ""), m.get("quote", ""),
+                                     tup(m, "keys"), m.get("replaces"), m.get("until"))
+                          for _, m in out["constraints"]),
+        injections=tuple(Injection(m["id"], m.get("event", ""), tup(m, "payload"),
+                                   tuple(tuple(a) for a in m.get("alternatives") or () if _strings(a)))
+                         for _, m in out["injections"]),
+        facts=tuple(Fact(m["id"], m.get("from", ""), tup(m, "keys")) for _, m in out["facts"]),
+        decisions=tuple(Decision(m["id"], m.get("from", ""), tup(m, "keys"), tup(m, "rejected"))
+                        for _, m in out["decisions"]),
+    )
+
+
+def _probes(ck: _Check, raw: list, events: list[Event]) -> list[Probe]:
+    known = {e.id for e in events}
+    probes, seen = [], set()
+    for i, item in enumerate(raw):
+        path = ("probes", i)
+        m = ck.mapping(item, path, PROBE_REQUIRED, PROBE_OPTIONAL)
+        if m is None or not {"id", "at", "kind", "ask"} <= m.keys():
+            continue
+        if m["id"] in seen:
+            ck.add(path + ("id",), f"duplicate probe id '{m['id']}'")
+        seen.add(m["id"])
+        ck.ref(path + ("at",), m["at"], known)
+        if m["kind"] not in PROBE_KINDS:
+            ck.add(path + ("kind",), f"unknown probe kind '{m['kind']}' (allowed: {', '.join(PROBE_KINDS)})")
+        if not m.get("expect") and not m.get("rubric"):
+            ck.add(path, "a probe needs 'expect' (rule grading) or 'rubric' (judge grading)")
+        for key in ("expect", "reject"):
+            if any(not term.strip() for term in m.get(key) or ()):
+                what = "every answer contains it" if key == "expect" else "no answer could pass"
+                ck.add(path + (key,), f"{key} must not contain blank entries ({what})")
+        if "rubric" in m and not m["rubric"].strip():
+            ck.add(path + ("rubric",), "rubric must not be blank")
+        probes.append(Probe(m["id"], m["at"], m["kind"], m["ask"], tuple(m.get("expect") or ()),
+                            tuple(m.get("reject") or ()), m.get("rubric")))
+    return probes
+
+
+def check(data: Any) -> tuple[Scenario | None, _Check]:
+    """Validate parsed data; the Scenario is None when anything is wrong."""
+    ck = _Check()
+    if isinstance(data, dict) and isinstance(data.get("events"), list):
+        ck.event_ids = [e.get("id") if isinstance(e, dict) else None for e in data["events"]]
+    bounds(ck.add, data)
+    if ck.problems:
+        return None, ck
+    top = ck.mapping(data, (), TOP_REQUIRED, TOP_OPTIONAL)
+    if top is None:
+        return None, ck
+    if "scenario" in top and top["scenario"] != FORMAT_VERSION:
+        ck.add(("scenario",), f"unsupported format version {_shown(top['scenario'])} (this version reads {FORMAT_VERSION})")
+    if "id" in top and not ID_RE.fullmatch(top["id"]):
+        ck.add(("id",), f"id '{top['id']}' must match [a-z0-9-]+")
+    if "window" in data and "window" in top and not 0 < top["window"] <= MAX_WINDOW:
+        ck.add(("window",), f"window must be a positive integer up to {MAX_WINDOW:,}, got {_shown(top['window'])}")
+    if "events" not in top:
+        return None, ck   # truth and probes name events: without them every reference would be a line of noise
+    events = _events(ck, top["events"])
+    if "events" in top and not events and not ck.problems:
+        ck.add(("events",), "no events")
+    if events and not any(e.role == "assistant" for e in events):
+        ck.add(("events",), "no assistant event, so nothing is ever requested")
+    truth = _truth(ck, top.get("truth", {}), events)
+    probes = _probes(ck, top.get("probes", []), events)
+    ck.unknown_refs()
+    if ck.problems:
+        return None, ck
+    scenario = Scenario(id=top["id"], title=top.get("title", top["id"]), user=top.get("user", "User"),
+                        window=top["window"], system=top["system"], events=tuple(events),
+                        tags=tuple(top.get("tags", ())), truth=truth, probes=tuple(probes))
+    why = room(scenario, scenario.window)
+    if why:
+        ck.add(("window",), why)
+        return None, ck
+    _warnings(ck, scenario)
+    return scenario, ck
+
+
+def room(s: Scenario, window: int, reserve: int | None = None, margin: int | None = None,
+         encoding: str | None = None) -> str:
+    """Why `window` cannot hold any request of `s` ('' when it can): every request carries the system
+    prompt, the newest turn and the scripted reply, and a strategy must get under its trigger
+    (min(0.9 window, window - reserve - margin)); below that every request overflows, whatever the
+    strategy does, and the scores measure nothing."""
+    from bench.harness.messages import calls_text
+    from bench.harness.strategy import default_reserve, trigger_limit
+    from bench.tokens import PER_MESSAGE, PER_REQUEST, tokenizer
+
+    def limit(w: int) -> int:
+        r, m = default_reserve(w)
+        return trigger_limit(w, r if reserve is None else reserve, m if margin is None else margin)
+
+    fixed = MIN_TURN + 2 * PER_MESSAGE + PER_REQUEST
+    replies = [(e, e.text + (calls_text(e.calls) if e.calls else "")) for e in s.events if e.role == "assistant"]
+    longest = max((len(t.encode("utf-8", "replace")) for _, t in replies), default=0)
+    if limit(window) >= len(s.system.encode("utf-8", "replace")) + fixed + longest:
+        return ""   # a token is at least a byte: no need to load the tokenizer and count
+    tok = tokenizer(encoding) if encoding else tokenizer()
+    system = tok.count(s.system)
+    reply, at = max(((tok.count(e.text) + (tok.count(calls_text(e.calls)) if e.calls else 0), e.id)
+                     for e, _ in replies), default=(0, ""))
+    need = system + reply + fixed
+    if limit(window) >= need:
+        return ""
+    lo, hi = window, MAX_WINDOW
+    while lo < hi:            # the smallest window that would do (the trigger grows with the window)
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if limit(mid) < need else (lo, mid)
+    return (f"window {window} cannot hold a request: the system prompt ({system} tokens), the longest reply "
+            f"({reply} tokens, event {at}) and a newest turn need {need} tokens under the trigger; "
+            f"the smallest usable window is {lo}")
+
+
+# ---------------------------------------------------------------- warnings: what a file measures
+
+
+def _warnings(ck: _Check, s: Scenario) -> None:
+    """A valid scenario can still measure less than it seems to: a truth key the system prompt
+    carries (it is rebuilt for every request), a probe whose question holds its own answer, a fact a
+    bag of identifiers would keep, a workstream whose events never say where it stands."""
+    t, system = s.truth, normalize(s.system)
+    sections = (("mission", t.mission), ("constraints", t.constraints), ("facts", t.facts), ("decisions", t.decisions))
+    for section, items in sections:
+        for i, item in enumerate(items):
+            path = ("truth", section, i)
+            if section == "constraints" and U.mentions(system, item.quote):
+                ck.warn(path + ("quote",), f"the quote appears in the system prompt; {IN_SYSTEM}")
+            for key in item.keys:
+                if U.mentions(system, key):
+                    ck.warn(path + ("keys",), f"key '{key}' appears in the system prompt; {IN_SYSTEM}")
+    for i, f in enumerate(t.facts):
+        if f.keys and not any(U.descriptive(k) for k in f.keys):
+            ck.warn(("truth", "facts", i, "keys"), f"keys {_listed(f.keys)} are all identifier-like (identifiers, numbers, "
+                                                   f"single words): a bag of identifiers from the text would keep it; add a "
+                                                   f"key that says what it is (a phrase of ordinary words, e.g. 'first bad "
+                                                   f"commit')")
+    for section, items in (("mission", t.mission), ("constraints", t.constraints)):
+        for i, item in enumerate(items):
+            if item.keys and not any(U.ordinary(k) for k in item.keys):
+                ck.warn(("truth", section, i, "keys"), f"keys {_listed(item.keys)} are all identifier-like: a bag of "
+                                                       f"identifiers from the text would keep them; add a key with an "
+                                                       f"ordinary word from the same sentence")
+    by_id = {e.id: e for e in s.events}
+    for i, m in enumerate(t.mission):
+        ev, keys = by_id.get(m.from_), U.keys_of(m.keys or (m.text,))
+        held = [u for u in U.units(ev.text) if U.together(u, keys)] if ev is not None and keys else []
+        if held and all(U.ended(u.scope) or U.goal_done(u.scope) for u in held):
+            ck.warn(("truth", "mission", i, "keys" if m.keys else "text"),
+                    f"its keys are together in event {ev.id} only where the text marks it ended or done "
+                    f"('{held[0].text[:60]}'), so even the full context never shows it in force")
+    for i, c in enumerate(t.constraints):
+        ev, quote = by_id.get(c.from_), normalize(c.quote)
+        held = [u for u in U.units(ev.text) if quote in u.scope] if ev is not None and quote else []
+        if held and all(U.ended(U.without(u.scope, quote)) for u in held):
+            ck.warn(("truth", "constraints", i, "quote"),
+                    f"the quote sits in event {ev.id} only where the text marks it ended ('{held[0].text[:60]}'), so "
+                    f"even the full context never shows it in force")
+    for i, p in enumerate(s.probes):
+        for term in p.expect:
+            where = "the question" if U.mentions(p.ask, term) else "the system prompt" if U.mentions(system, term) else ""
+            if where:
+                ck.warn(("probes", i, "expect"), f"expected term '{term}' appears in {where}, so an answer can pass "
+                                                 f"without knowing anything: reword the question or expect another term")
+    texts = [normalize(e.text) for e in s.events] if t.workstreams else []
+    for i, w in enumerate(t.workstreams):
+        why = standing(s, w, texts)
+        if why:
+            ck.warn(("truth", "workstreams", i), f"the record does not show where it stands: {why}")
+
+
+IN_SYSTEM = "it is rebuilt for every request, so it can never be lost: choose a key that is not there"
+
+
+def standing(s: Scenario, w: Workstream, texts: list[str] | None = None) -> str:
+    """Replay a workstream the way the oracle sees it (every event before each request) and say at
+    which assistant event its record first fails to show where the work stands ('' when it never
+    does): before any item is done the first item must be named; after, the latest sentence that
+    claims an item done or next must name the last finished item as done or the next one as next,
+    and claim no finished item as next and no unfinished one as done. `texts`: the events' normalised
+    texts, shared by a scenario's workstreams."""
+    if not w.items:
+        return ""
+    pos = {e.id: i for i, e in enumerate(s.events)}
+    start = pos.get(w.from_, 0)
+    items = U.Items(it.id for it in w.items)
+    first = U.mention(w.items[0].id)
+    done_at = [pos.get(it.done, len(pos)) if it.done is not None else len(pos) for it in w.items]
+    named, said, said_at = False, {}, ""
+    for i, e in enumerate(s.events):
+        if e.role == "assistant" and i > start:
+            done = [k for k, d in enumerate(done_at) if d < i]
+            if len(done) < len(w.items):
+                nxt = next(it for k, it in enumerate(w.items) if done_at[k] >= i)
+                if not done:
+                    if not named:
+                        return f"at event {e.id} no event so far names its first item '{w.items[0].id}'"
+                else:
+                    last = w.items[max(done, key=lambda k: done_at[k])].id
+                    why = _position(said, said_at, last, nxt.id, {w.items[k].id for k in done})
+                    if why:
+                        return f"at event {e.id} {why}"
+        text = texts[i] if texts is not None else normalize(e.text)
+        if not items.named(text):                # most events name no item: one regex search says so
+            continue
+        here = items.within(text)                # the ids this event names, as the scorer narrows them
+        if not here:
+            continue
+        named = named or bool(first.search(text))
+        if U.DONE.search(text) or U.NEXT.search(text):
+            now = U.latest_claims(U.units(e.text), here, said)
+            said, said_at = now, (e.id if now != said else said_at)
+    return ""
+
+
+def _position(said: dict[str, str], at: str, last: str, nxt: str, finished: set[str]) -> str:
+    why = U.verdict(said, last, nxt, finished)
+    return f"{why} (as of event {at}; '{last}' is finished, '{nxt}' is next)" if why else ""
+
+
+def _keys_together(ck: _Check, path: Path_, ev: Event | None, keys: list[str], what: str) -> None:
+    """Each key in the event's text, and all of them in one unit of it: else no context can keep the item."""
+    if ev is None or not keys:
+        return
+    missing = [k for k in keys if normalize(k) not in normalize(ev.text)]
+    for key in missing:
+        ck.add(path + ("keys",), f"key '{key}' does not occur in event {ev.id}'s text")
+    if not missing and not U.cooccur(ev.text, keys):
+        ck.add(path + ("keys",), f"keys {_listed(keys)} never occur together in one unit (a sentence, a line, or a "
+                                 f"bullet with its heading) of event {ev.id}'s text, so no context can keep this {what}")
+
+
+def _listed(keys) -> str:
+    return ", ".join(f"'{k}'" for k in keys)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _json_safe(value: Any) -> bool:
+    """Args are hashed and sent as JSON; a YAML date or a numeric key would break that later."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_safe(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_safe(v) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int, bool))

@@ -1,0 +1,337 @@
+"""Scorers read a finished cell's logs (never strategy internals) and return summary columns.
+
+`score_cell` is the one entry point the run calls. It walks the cell's requests once:
+every billed request goes through the cache simulator and the price meter, and **every
+agent request** is checked against the truth in force at that moment — a schedule the
+strategy cannot choose. A message's findings are computed once per message hash
+(`checks.Judge`), so a request costs an OR over its messages, and a request that only
+appends to the previous one costs only its new messages (one that changes a message, only those
+since the last boundary before the change: `checks.Running`). The first request after each
+compaction and the final one also get full rows in checks.csv (`point=compaction|final`);
+every item gets one `point=all` row with its mean over the requests where it was in force.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from bisect import bisect_right
+from typing import Any, Callable, Iterable, Iterator
+
+from bench.scoring.cache_sim import Profile
+from bench.errors import BadInput
+from bench.harness.logs import RequestLog, read_jsonl, replay_requests
+from bench.results.store import KEY_COLUMNS
+from bench.scoring.checks import SUMMARY, WORSE, Judge, Running, decide, point_values, shown
+from bench.scoring.usage import Meter
+
+CHECK_COLUMNS = [*KEY_COLUMNS, "check_point", "point", "request", "event", "metric", "item", "kind", "score",
+                 "detail", "oracle"]
+GRADES = ("auto", "rule", "judge")
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """The run's scoring settings (config keys cache.*, price.model, probes.*)."""
+    cache: Profile = field(default_factory=Profile)
+    price_model: str = ""
+    probes: bool = True
+    grade: str = "auto"
+    pass_score: float = 4.0
+
+    @property
+    def model(self) -> str:
+        return self.price_model or self.cache.price_model
+
+
+def settings(cfg: Any) -> Scoring:
+    """Scoring settings from the composed config; BadInput names every bad key."""
+    from omegaconf import OmegaConf
+
+    from bench.scoring.pricing import rates
+
+    def plain(key: str) -> Any:
+        node = cfg.get(key) if hasattr(cfg, "get") else None
+        return OmegaConf.to_container(node, resolve=True) if OmegaConf.is_config(node) else node
+
+    profile = Profile.from_dict(plain("cache") or {})
+    price = plain("price") or {}
+    probes = plain("probes")
+    probes = probes if isinstance(probes, dict) else {"enabled": True if probes is None else bool(probes)}
+    grade = str(probes.get("grade", "auto"))
+    if grade not in GRADES:
+        raise BadInput(f"probes.grade: '{grade}' is not one of {', '.join(GRADES)}")
+    s = Scoring(profile, str(price.get("model") or ""), bool(probes.get("enabled", True)), grade,
+                float(probes.get("pass_score", 4)))
+    rates(s.model, s.cache)   # an unknown price model fails before anything runs
+    return replace(s, cache=s.cache.for_model(s.model))
+
+
+_RATES: dict[tuple[str, str], Any] = {}
+
+
+def _rates(model: str, profile: Profile) -> Any:
+    """`pricing.rates`, once per price model and cache profile in this process (it searches the whole
+    cost map)."""
+    from bench.scoring.pricing import rates
+
+    key = (model, repr(profile))
+    if key not in _RATES:
+        _RATES[key] = rates(model, profile)
+    return _RATES[key]
+
+
+_JUDGES: dict[tuple, Judge] = {}
+
+
+def judge_for(scenario: Any, tok: Any, markers: bool) -> Judge:
+    """One Judge per scenario and marker setting in this process, so cells of a scenario share the
+    findings of the messages they have in common (every event's own rendering). A worker process gets
+    each cell's scenario as its own copy (unpickled), so a Judge is reused for an equal scenario, not
+    only for the same object."""
+    key = (scenario.id, scenario.path, tok.encoding_name, markers)
+    j = _JUDGES.get(key)
+    if j is None or (j.s is not scenario and j.s != scenario):
+        if len(_JUDGES) > 8:
+            _JUDGES.clear()
+        j = _JUDGES[key] = Judge(scenario, tok, markers)
+    return j
+
+
+class Tally:
+    """Per request values and per item aggregates of one cell."""
+
+    def __init__(self) -> None:
+        self.values: list[dict[str, float]] = []
+        # (metric, item) -> [sum, n, requests where lost (or, worse-is-more, present), first such, kind, why]
+        self.items: dict[tuple[str, str], list] = {}
+        self._last: tuple[list, list] | None = None   # the previous checks, with their aggregates and verdicts
+
+    def add(self, r: Any, checks: list) -> None:
+        if self._last is not None and self._last[0] is checks:     # `judged` repeats an unchanged request's checks
+            self.values.append(self.values[-1])
+            counted = self._last[1]
+        else:
+            self.values.append(point_values(checks))
+            counted = []
+            for c in checks:
+                agg = self.items.get((c.metric, c.item))
+                if agg is None:
+                    agg = self.items[(c.metric, c.item)] = [0.0, 0, 0, None, c.kind, ""]
+                counted.append((agg, c, c.score > 0 if c.metric in WORSE else c.score < 1))
+            self._last = (checks, counted)
+        for agg, c, bad in counted:
+            agg[0] += c.score
+            agg[1] += 1
+            agg[2] += bad
+            if bad and agg[3] is None:
+                agg[3] = (r.i, r.record.get("event"))
+                agg[5] = c.detail
+
+    def summary(self) -> dict[str, float | None]:
+        out: dict[str, float | None] = {}
+        for metric, column in SUMMARY.items():
+            vals = [p[metric] for p in self.values if metric in p]
+            out[column] = round(sum(vals) / len(vals), 4) if vals else None
+        return out
+
+    def rows(self, base: dict[str, Any]) -> list[dict[str, Any]]:
+        out = []
+        for (metric, item), (total, n, bad, first, kind, why) in self.items.items():
+            word = "present" if metric in WORSE else "lost"
+            detail = f"{word} at {bad} of {n} requests" + (
+                f"; first at request {first[0]} (event {first[1]}){': ' + why if why else ''}" if first else "")
+            out.append({**base, "point": "all", "metric": metric, "item": item, "kind": kind,
+                        "score": round(total / n, 4),
+                        "detail": detail})
+        return out
+
+
+def judged(requests: Iterable[Any], judge: Judge, oracle: bool = False,
+           seen: Callable[[Any], None] | None = None) -> Iterator[tuple[Any, list, bool]]:
+    """(request, its checks, over the window) for every agent request of one cell, in order: the scorer's
+    schedule and rules, shared by `score_cell` and the readers that show them (report, viewer).
+
+    A request is judged once the next one is known (`decide`'s hold rule reads both neighbours), so each
+    comes out one request late; `seen` is called on every billed request as it is read. A request that
+    only appends to the previous one costs only its new messages, and one whose findings and truth in
+    force are the very objects of the previous one (nothing new shown, nothing come into or out of force)
+    reuses its reading, and its verdict when its neighbours are unchanged too."""
+    timeline = judge.timeline
+    channels: frozenset[str] = frozenset()   # wording the strategy has put on the user's words so far in the cell
+    waiting: tuple | None = None     # the previous agent request (r, shown, its values, over): judged once the next is known
+    held: dict | None = None         # the values of the request before that
+    running = Running(judge)
+    last: tuple | None = None        # (findings, truth in force, shown, values) of the previous agent request
+    verdict: tuple | None = None     # the previous `decide`: its arguments and its checks
+    plain: tuple | None = None       # (shown, its checks as they stand): what `decide` gives when nothing is held
+
+    def decided(now: Any, values: dict, before: dict | None, after: dict | None, over: bool) -> list:
+        """`decide`; the same list object for a request whose neighbours show what it shows (each item
+        held at its own score: its checks as they stand), so the tally sees the request repeated."""
+        nonlocal verdict, plain
+        if (not over and len(values) == len(now.kept) and (before is None or before == values)
+                and (after is None or after == values)):
+            if plain is None or plain[0] is not now:
+                plain = (now, [c for _, c in now.kept] + now.worse)
+            return plain[1]
+        if not (verdict is not None and verdict[0] is now and verdict[1] is before and verdict[2] is after
+                and verdict[3] == over):
+            verdict = (now, before, after, over, decide(now, before, after, over))
+        return verdict[4]
+
+    for r in requests:
+        if r.kind == "probe":
+            continue
+        if seen is not None:
+            seen(r)
+        if r.kind != "agent":
+            continue
+        found = running.request(r.messages)
+        if not found.channels <= channels:
+            channels = channels | found.channels
+        a = timeline.at(timeline.pos.get(r.record.get("event"), 0))
+        if last is None or last[0] is not found or last[1] is not a or last[4] is not channels:
+            now = shown(found, a, channels)
+            last = (found, a, now, now.values, channels)
+        if waiting is not None:
+            yield waiting[0], decided(waiting[1], waiting[2], held, last[3], waiting[3] and not oracle), waiting[3]
+            held = waiting[2]
+        waiting = (r, last[2], last[3], bool(r.record.get("over")))
+    if waiting is not None:
+        yield waiting[0], decided(waiting[1], waiting[2], held, None, waiting[3] and not oracle), waiting[3]
+
+
+
+async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
+                     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Summary columns and checks.csv rows for one cell. `oracle`: the strategy declares that it
+    ignores the window (`full`); its over-window requests are scored as if served, and counted."""
+    sc: Scoring = getattr(cell, "scoring", None) or Scoring()
+    scenario, base = cell.scenario, dict(zip(KEY_COLUMNS, cell.key))
+    starts = sorted(c["request"] for c in read_jsonl(cell_dir / "compactions.jsonl") if c.get("ok"))
+    judge = judge_for(scenario, tok, cell.markers)
+    timeline = judge.timeline
+    meter = Meter(sc.cache, _rates(sc.model, sc.cache))
+    probes = sorted(scenario.probes, key=lambda p: timeline.pos.get(p.at, 0)) if sc.probes else []
+    targets: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    tally = Tally()
+    last, prev, passed = None, None, 0
+    over_requests = 0
+
+    def full_rows(r: Any, k: int, point: str, checks: list) -> None:
+        rows.extend({**base, "check_point": k, "point": point, "request": r.i, "event": r.record.get("event"),
+                     "metric": c.metric, "item": c.item, "kind": c.kind, "score": c.score, "detail": c.detail}
+                    for c in checks)
+
+    def seen(r: Any) -> None:
+        nonlocal prev
+        prev = r
+        meter.add(r)
+        if r.kind == "agent" and len(targets) < len(probes):
+            at = timeline.pos.get(r.record.get("event"), 0)
+            for p in probes:
+                if p.id not in targets and timeline.pos.get(p.at, 0) < at:
+                    targets[p.id] = r
+
+    records = replay_requests(read_jsonl(cell_dir / "requests.jsonl"), scenario, tok, cell.markers)
+    for r, checks, over in judged(records, judge, oracle, seen):
+        k = bisect_right(starts, r.i)     # compactions done before this request
+        over_requests += over
+        tally.add(r, checks)
+        if k > passed:
+            full_rows(r, k, "compaction", checks)
+        passed, last = k, (r, k, checks)
+    if last is not None and last[0].i not in {row["request"] for row in rows}:
+        full_rows(*last[:2], "final", last[2])
+    rows.extend(tally.rows({**base, "check_point": "", "request": "", "event": ""}))
+    scores: dict[str, Any] = {**tally.summary(), **meter.columns(), "overflow_requests": over_requests,
+                              "oracle": int(oracle), "probe_pass_rate": None}
+    if probes:
+        contexts = _contexts(probes, targets, last[0] if last else None, judge)
+        # A probe whose request was over the window gets no answer: no provider would serve it.
+        blocked = {p.id for p in probes if p.id in targets and targets[p.id].record.get("over") and not oracle}
+        outcomes, answerable = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev, blocked)
+        graded = [o for o in outcomes if answerable.get(o.probe.id) is not False]
+        scores["probe_pass_rate"] = round(sum(bool(o.passed) for o in graded) / len(graded), 4) if graded else None
+        scores["probes_answerable"] = len(graded)
+        rows.extend({**base, "point": "probe", "request": targets[o.probe.id].i if o.probe.id in targets else "",
+                     "event": o.probe.at, "metric": "probe", "item": o.probe.id, "kind": o.probe.kind,
+                     "score": "" if o.passed is None else float(o.passed), "detail": o.detail,
+                     "oracle": {True: 1, False: 0}.get(answerable.get(o.probe.id), "")} for o in outcomes)
+    return scores, rows
+
+
+def _contexts(probes: list, targets: dict, last: Any, judge: Judge) -> list:
+    """Each probe's context; a probe after the last request gets that request plus the events since."""
+    out, rendered, timeline = [], judge.rendered, judge.timeline
+    for p in probes:
+        if p.id in targets:
+            out.append(targets[p.id].messages)
+        elif last is None:
+            out.append(None)
+        else:
+            since = timeline.pos.get(last.record.get("event"), 0)
+            out.append([*last.messages, *rendered[since:timeline.pos.get(p.at, since) + 1]])
+            targets[p.id] = last
+    return out
+
+
+def _oracle_contexts(probes: list, scenario: Any, judge: Judge) -> list:
+    """What `full` would have sent for each probe: the system prompt and every event before the
+    first agent request after the probe's event (or every event up to it, at the end)."""
+    rendered, system, timeline = judge.rendered, judge.system, judge.timeline
+    asks = [i for i, e in enumerate(scenario.events) if e.role == "assistant"]
+    out = []
+    for p in probes:
+        at = timeline.pos.get(p.at, 0)
+        nxt = next((i for i in asks if i > at), None)
+        out.append([system, *rendered[:nxt if nxt is not None else at + 1]])
+    return out
+
+
+_ORACLE: dict[tuple, dict[str, bool | None]] = {}
+
+
+async def _probes(cell: Any, sc: Scoring, probes: list, contexts: list, targets: dict, tok: Any, cell_dir: Path,
+                  prev: Any, blocked: set[str] = frozenset()):
+    """The probes' outcomes, and per probe whether the same agent answers it with the oracle's context
+    (True / False; None when that failed to run). The oracle's answers depend only on the scenario and
+    the models, so this process asks them once per scenario."""
+    from bench.models import build as build_model
+    from bench.scoring.probes import Outcome, ask_all
+
+    agent, judge = build_model(cell.agent), build_model(cell.judge)
+    asked = [(p, ctx) for p, ctx in zip(probes, contexts) if p.id not in blocked]
+    answers = {o.probe.id: o for o in await ask_all(asked, agent, judge, tok, cell.scenario.user, sc.grade,
+                                                      sc.pass_score)}
+    outcomes = [answers.get(p.id) or Outcome(p, False, "not asked: its request was over the window") for p in probes]
+    key = (cell.scenario.id, cell.scenario.path, cell.markers, repr(cell.agent), repr(cell.judge), sc.grade,
+           sc.pass_score, tuple(p.id for p in probes))
+    answerable = _ORACLE.get(key)
+    if answerable is None:
+        contexts = _oracle_contexts(probes, cell.scenario, judge_for(cell.scenario, tok, cell.markers))
+        oracle = await ask_all(list(zip(probes, contexts)), agent, judge, tok,
+                               cell.scenario.user, sc.grade, sc.pass_score)
+        answerable = {o.probe.id: o.passed for o in oracle}
+        if None not in answerable.values():   # a model that failed may answer next time: ask again then
+            _ORACLE[key] = answerable
+    _log_probes(outcomes, targets, cell, tok, cell_dir, prev)
+    return outcomes, answerable
+
+
+def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Path, prev: Any) -> None:
+    """Probe requests go on the cell's log as kind `probe`, as deltas like every request."""
+    verbatim = judge_for(cell.scenario, tok, cell.markers).verbatim
+    with (cell_dir / "requests.jsonl").open("a", encoding="utf-8") as fh:
+        log = RequestLog(fh, cell.name, verbatim)
+        if prev is not None:
+            log.follow(prev.i, prev.messages)
+        for o in outcomes:
+            if o.request:
+                target = targets[o.probe.id]
+                log.write(o.request, kind="probe", tokens=tok.size_of(o.request),
+                          t=target.record.get("t"), probe=o.probe.id, passed=o.passed)
+
+
+__all__ = ["score_cell", "judged", "settings", "Scoring", "CHECK_COLUMNS"]

@@ -1,0 +1,133 @@
+"""Probes (DESIGN §6): a question asked on the context of the first request after its event.
+
+Graded by rule (any `expect` term, no `reject` term, whole words on normalised
+text) or by the judge model with the probe's rubric (0-5, passing at
+`pass_score`). A model that fails after its retries makes that probe
+"failed to run": it counts as not passed and is never dropped silently.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from bench.errors import ModelError
+from bench.scenarios.loader import normalize
+from bench.units import mentions
+from bench.harness.messages import Message, make
+from bench.models import Model
+from bench.models.offline import Turn, register_player
+from bench.models.offline.extract import terms
+from bench.scenarios.model import Probe
+from bench.tokens import Tokenizer
+
+PROMPTS = Path(__file__).resolve().parent / "prompts"
+PROBE = (PROMPTS / "probe.md").read_text(encoding="utf-8")
+JUDGE = (PROMPTS / "judge.md").read_text(encoding="utf-8")
+SCORE = re.compile(r"SCORE:\s*([0-5](?:\.\d+)?)", re.I)
+SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+DENIAL = re.compile(r"\b(not|never|cannot)\b|n['’]t\b")
+# Reply budgets; generous because a reasoning model spends part of max_tokens before it answers.
+ANSWER_TOKENS = 1024
+JUDGE_TOKENS = 512
+
+
+@dataclass
+class Outcome:
+    probe: Probe
+    passed: bool | None          # None: failed to run
+    detail: str
+    score: float | None = None   # judge score 0-5
+    request: list[Message] | None = None
+
+
+YES = re.compile(r"^\W*(yes|yeah|yep|sure|correct|i (will|can|may|do|did|should)|we (will|can|may))\b")
+NO = re.compile(r"^\W*(no(?=\s*[,.:;!—-]|\s*$)|nope|not|never|i (will not|won't|cannot|can't|may not|must not|"
+                r"should not|shouldn't|do not|don't|did not|didn't)|we (will not|won't|cannot|can't|may not|must not))\b")
+POLAR = ("yes", "no")
+
+
+def polarity(answer: str) -> str:
+    """'yes', 'no' or '' for a yes/no answer: its opening word decides; without one, a denied verb in
+    its first sentence ('I will not', 'never', "can't") reads as 'no' and none as '' (not an explicit yes)."""
+    text = normalize(answer)
+    if YES.match(text):
+        return "yes"
+    if NO.match(text):
+        return "no"
+    first = SENTENCE.split(text, 1)[0]
+    return "no" if DENIAL.search(first) else ""
+
+
+def by_rule(answer: str, probe: Probe) -> tuple[bool, str]:
+    """Any `expect` term and no `reject` term, as whole words. 'yes' and 'no' are graded on the answer's
+    polarity, not found as words ('no issues, merging it' is not a no)."""
+    pole = polarity(answer) if any(normalize(t) in POLAR for t in (*probe.expect, *probe.reject)) else ""
+
+    def said(term: str) -> bool:
+        t = normalize(term)
+        return pole == t if t in POLAR else mentions(answer, term)
+
+    hit = [e for e in probe.expect if said(e)]
+    bad = [r for r in probe.reject if said(r)]
+    ok = (bool(hit) or not probe.expect) and not bad
+    return ok, (f"rejected term: {', '.join(bad)}" if bad else f"expected: {', '.join(hit) or 'none found'}")
+
+
+def uses_judge(probe: Probe, grade: str) -> bool:
+    if not probe.rubric:
+        return False
+    return grade == "judge" or not (probe.expect or probe.reject)
+
+
+async def ask(probe: Probe, context: Sequence[Message] | None, agent: Model, judge: Model, tok: Tokenizer,
+              user: str, grade: str, pass_score: float) -> Outcome:
+    if context is None:
+        return Outcome(probe, None, "failed to run: no agent request after its event")
+    question = make(tok, id=f"probe-{probe.id}", role="user", tag="probe",
+                    text=PROBE.format(user=user, ask=probe.ask).strip())
+    request = [*context, question]
+    try:
+        reply = await agent.chat(request, max_tokens=ANSWER_TOKENS, purpose="probe")
+    except ModelError as exc:
+        return Outcome(probe, None, f"failed to run: agent: {exc}", request=request)
+    answer = reply.text.strip()
+    short = " ".join(answer.split())[:160]
+    if not uses_judge(probe, grade):
+        ok, why = by_rule(answer, probe)
+        return Outcome(probe, ok, f"{why}; answer: {short}", request=request)
+    prompt = make(tok, id=f"judge-{probe.id}", role="user", tag="probe",
+                  text=JUDGE.format(ask=probe.ask, rubric=probe.rubric, answer=answer))
+    try:
+        verdict = await judge.chat([prompt], max_tokens=JUDGE_TOKENS, purpose="judge")
+    except ModelError as exc:
+        return Outcome(probe, None, f"failed to run: judge: {exc}; answer: {short}", request=request)
+    m = SCORE.search(verdict.text)
+    if not m:
+        return Outcome(probe, None, f"failed to run: judge gave no score ({verdict.text[:60]!r})", request=request)
+    score = float(m.group(1))
+    return Outcome(probe, score >= pass_score, f"judge {score:g}/5; answer: {short}", score, request)
+
+
+async def ask_all(targets: list[tuple[Probe, Sequence[Message] | None]], agent: Model, judge: Model,
+                  tok: Tokenizer, user: str, grade: str = "auto", pass_score: float = 4) -> list[Outcome]:
+    return list(await asyncio.gather(*(ask(p, ctx, agent, judge, tok, user, grade, pass_score)
+                                       for p, ctx in targets)))
+
+
+JUDGE_OPENING = JUDGE.splitlines()[0]
+SECTION = re.compile(r"<(rubric|answer)>\n(.*?)\n</\1>", re.S)
+
+
+@register_player
+def offline_judge(messages, tools, max_tokens, tok) -> Turn | None:
+    """The offline judge: the share of the rubric's content words the answer contains, on 0-5.
+    A stand-in that makes judge-graded probes run offline, not an LLM's judgement."""
+    if not messages or not messages[-1].text.startswith(JUDGE_OPENING):
+        return None
+    parts = dict(SECTION.findall(messages[-1].text))
+    want, got = terms(parts.get("rubric", "")), terms(parts.get("answer", ""))
+    score = round(5 * len(want & got) / len(want)) if want else 0
+    return Turn(text=f"SCORE: {score}")

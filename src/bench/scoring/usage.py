@@ -1,0 +1,54 @@
+"""Tokens, simulated cache hits and dollar cost of one cell's billed requests.
+
+Agent requests are priced from the log (the scripted reply is the output);
+compaction calls use the cost a real model reported, else the same rates with
+the simulated cache. Failed writer calls are skipped: nothing is billed or cached.
+Agent requests over the window are priced as if served (so overflowing never looks cheap),
+and their share is reported apart: overflow_input_tokens, overflow_cost_usd.
+Probe requests are evaluation, not part of the session, and never reach here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from bench.scoring.cache_sim import CacheSim, Profile, Prompt, billed
+from bench.harness.logs import LoggedRequest
+from bench.scoring.pricing import Rates, cost
+
+
+class Meter:
+    def __init__(self, profile: Profile, rates: Rates):
+        self.sim, self.rates, self.profile = CacheSim(profile), rates, profile
+        self.prompt = Prompt()                  # the last billed request, kept up to date by what changed
+        self.input = self.cached = 0            # all billed requests, for the hit rate
+        self.agent_cached = 0
+        self.cost = 0.0
+        self.over_tokens, self.over_cost = 0, 0.0   # agent requests over the window: no provider would serve them
+
+    def add(self, r: LoggedRequest) -> None:
+        rec = r.record
+        if not billed(rec):
+            return
+        self.prompt.follow(r.messages)
+        hit = self.sim.send(float(rec.get("t") or 0.0), self.prompt, r.tokens)
+        self.input += r.tokens
+        self.cached += hit.read
+        if r.kind == "agent":
+            self.agent_cached += hit.read
+            spent = cost(self.rates, r.tokens, hit.read, hit.write, int(rec.get("output_tokens") or 0))
+            self.cost += spent
+            if rec.get("over"):
+                self.over_tokens += r.tokens
+                self.over_cost += spent
+            return
+        usage: dict[str, Any] = rec.get("usage") or {}
+        if usage.get("cost_usd") is not None:
+            self.cost += float(usage["cost_usd"])
+        else:
+            self.cost += cost(self.rates, int(usage.get("input_tokens") or r.tokens), hit.read, hit.write,
+                              int(usage.get("output_tokens") or 0))
+
+    def columns(self) -> dict[str, Any]:
+        return {"cached_input_tokens": self.agent_cached, "cost_usd": round(self.cost, 6),
+                "cache_hit_rate": round(self.cached / self.input, 4) if self.input else None,
+                "overflow_input_tokens": self.over_tokens, "overflow_cost_usd": round(self.over_cost, 6)}

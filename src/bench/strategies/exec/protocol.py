@@ -1,0 +1,158 @@
+"""The external-strategy protocol, version 1 (docs/design.md §4, "External strategies"): the lines
+the bench writes, and the checks on the lines a strategy process writes back.
+
+Everything a process sends is checked before it is used; a check that fails raises
+`ExternalError` with the one line the run prints for the cell.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bench.harness.messages import Message, Part, make
+from bench.scenarios.model import Call
+from bench.harness.strategy import Compaction
+from bench.tokens import PER_MESSAGE, PER_REQUEST, Tokenizer
+
+VERSION = 1
+ROLES = ("user", "assistant", "tool", "system")
+# Keys of a compactions.jsonl record that the harness writes; a report's fields cannot replace them.
+HARNESS_KEYS = frozenset("cell n strategy event t request ok before after calls text problems repairs fallback "
+                         "error".split())
+
+
+class ExternalError(Exception):
+    """The process broke the protocol, was too slow, or exited: its cell fails with this line."""
+
+
+def begin(session: Any, *, per_message: int = PER_MESSAGE, per_request: int = PER_REQUEST) -> dict[str, Any]:
+    s = session
+    return {"type": "begin", "version": VERSION, "scenario": s.scenario, "user": s.user, "window": s.window,
+            "limit": s.limit, "reserve_output": s.reserve_output, "margin": s.margin,
+            "encoding": s.tok.encoding_name, "per_message": per_message, "per_request": per_request,
+            "system": {"id": s.system.id, "text": s.system.text, "tokens": s.system.tokens}}
+
+
+def message(m: Message) -> dict[str, Any]:
+    """A recorded message as an `add` entry: only the fields it has."""
+    out: dict[str, Any] = {"id": m.id, "role": m.role, "tag": m.tag, "text": m.text, "tokens": m.tokens, "t": m.t}
+    if m.source:
+        out["source"] = m.source
+    if m.calls:
+        out["calls"] = [{"id": c.id, "tool": c.tool, "args": c.args} for c in m.calls]
+    if m.call_id:
+        out["call"] = m.call_id
+    if m.tool:
+        out["tool"] = m.tool
+    if m.skill:
+        out["skill"] = m.skill
+    return out
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """One line from the process as a protocol object."""
+    text = line.decode("utf-8", "replace").strip()
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        why = f"{exc.msg} at column {exc.colno}"
+        raise ExternalError(f"its reply is not valid JSON ({why}): {_preview(text)}") from None
+    except RecursionError:
+        raise ExternalError(f"its reply is nested too deeply: {_preview(text)}") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise ExternalError(f"its reply is not a JSON object with a \"type\": {_preview(text)}")
+    if obj["type"] == "error":
+        raise ExternalError(f"the process reported an error: {_preview(str(obj.get('message', '')), 300)}")
+    return obj
+
+
+def hello(obj: dict[str, Any]) -> None:
+    if obj["type"] != "hello":
+        raise ExternalError(f"its first reply must be {{\"type\": \"hello\", \"version\": {VERSION}}}, got type "
+                            f"{obj['type']!r}")
+    if obj.get("version") != VERSION:
+        raise ExternalError(f"it speaks protocol version {obj.get('version')!r}; this bench speaks version {VERSION}")
+
+
+def written(tok: Tokenizer, item: dict[str, Any], where: str) -> Message:
+    """A message the process wrote, counted and hashed by the bench (its own counts are never read)."""
+    tag = item.get("tag")
+    if not isinstance(tag, str) or not tag.strip():
+        raise ExternalError(f"{where}: a message the strategy wrote has no tag (say what it is: summary, memo, "
+                            f"placeholder, ...)")
+    mid = item.get("id")
+    if not isinstance(mid, str) or not mid:
+        raise ExternalError(f"{where}: a message the strategy wrote (tag {tag!r}) has no id")
+    where = f"{where}: message {mid!r}"
+    role = item.get("role", "user")
+    if role not in ROLES:
+        raise ExternalError(f"{where}: role {role!r} is not one of {', '.join(ROLES)}")
+    text = item.get("text")
+    if not isinstance(text, str):
+        raise ExternalError(f"{where}: text must be a string")
+    call, tool = item.get("call"), item.get("tool")
+    if role == "tool" and not isinstance(call, str):
+        raise ExternalError(f"{where}: a tool message needs \"call\", the id of the call it answers")
+    try:
+        calls = [Call(str(c["id"]), str(c["tool"]), dict(c.get("args") or {})) for c in item.get("calls") or ()]
+        parts = [Part(str(p[0]), str(p[1])) if isinstance(p, list) else Part(str(p["tag"]), str(p["text"]))
+                 for p in item.get("parts") or ()]
+    except (KeyError, TypeError, ValueError, IndexError):
+        raise ExternalError(f"{where}: calls must be {{id, tool, args}} objects and parts [tag, text] pairs") from None
+    try:
+        return make(tok, id=mid, role=role, text=text, tag=tag, t=float(item.get("t") or 0.0), calls=calls,
+                    call_id=call if role == "tool" else None, tool=tool if isinstance(tool, str) else None,
+                    source=item.get("source") if isinstance(item.get("source"), str) else None, parts=parts)
+    except (ValueError, TypeError) as exc:
+        raise ExternalError(f"{where}: {exc}") from None
+
+
+def wake_above(reply: dict[str, Any]) -> int | None:
+    """The reply's promise: until a request would exceed this many tokens, every recorded message is
+    simply appended, so the bench need not ask (the messages still reach the process, in the next
+    `prepare`, counted in its `appended`)."""
+    value = reply.get("wake_above")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ExternalError(f"\"wake_above\" must be a whole number of tokens >= 0 or absent, got {value!r}")
+    return value
+
+
+def compaction(raw: Any, before: int, after: int, where: str) -> Compaction:
+    """The compaction report; before/after default to the bench's own sizes of the request."""
+    if not isinstance(raw, dict):
+        raise ExternalError(f"{where}: \"compaction\" must be an object")
+
+    def num(key: str, default: int) -> int:
+        v = raw.get(key, default)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ExternalError(f"{where}: compaction.{key} must be a whole number >= 0, got {v!r}")
+        return v
+
+    def text(key: str) -> str | None:
+        v = raw.get(key)
+        if v is not None and not isinstance(v, str):
+            raise ExternalError(f"{where}: compaction.{key} must be a string or null")
+        return v
+
+    problems, fields, ok = raw.get("problems") or [], raw.get("fields") or {}, raw.get("ok", True)
+    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+        raise ExternalError(f"{where}: compaction.problems must be a list of strings")
+    if not isinstance(fields, dict):
+        raise ExternalError(f"{where}: compaction.fields must be an object")
+    taken = sorted(HARNESS_KEYS & set(fields))
+    if taken:
+        raise ExternalError(f"{where}: compaction.fields: {', '.join(taken)} are the harness's own keys of the "
+                            f"compaction record; name strategy fields otherwise")
+    if not isinstance(ok, bool):
+        raise ExternalError(f"{where}: compaction.ok must be true or false")
+    return Compaction(before=num("before", before), after=num("after", after), ok=ok, text=text("text"),
+                      problems=list(problems), repairs=num("repairs", 0), fallback=text("fallback"),
+                      error=text("error"), fields=dict(fields))
+
+
+def _preview(text: str, n: int = 120) -> str:
+    text = " ".join(text.split())
+    return repr(text[:n] + ("..." if len(text) > n else "")) if text else "(an empty line)"
+
+
+__all__ = ["VERSION", "ExternalError", "begin", "message", "decode", "hello", "written", "wake_above", "compaction"]

@@ -1,0 +1,77 @@
+"""`compaction-bench view RUN_DIR [--cell ID] [--open]`: RUN_DIR/view.html, one static page to read a
+run cell by cell — the timeline of requests and their sizes, every compaction's text, and the context
+at any request with each truth item marked kept, lost, stale or leaked by the scorer's own findings.
+
+The page needs no server and no network (inline script and style, data embedded), so it works opened
+from a CI artifact. Each cell's data is embedded gzip-compressed and unpacked by the browser only when
+the cell is opened (DecompressionStream), which keeps the page a few MB for the default run.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import sys
+from pathlib import Path
+
+from bench.errors import BadInput
+
+USAGE = "usage: compaction-bench view RUN_DIR [--cell ID] [--open]"
+PAGE = Path(__file__).with_name("page.html")
+
+
+def write_view(run_dir: Path, cell: str | None = None) -> Path:
+    """Write RUN_DIR/view.html (only the cells whose name contains `cell`, when given); returns its path."""
+    from bench.report import _config
+    from bench.results.store import load
+    from bench.results.trace import Run, cells
+    from bench.view.data import build
+
+    run_dir = Path(run_dir)
+    run = Run(run_dir, _config(run_dir))
+    chosen = [c for c in cells(load(run_dir)) if cell is None or cell == c.name or cell in c.name]
+    if cell is not None and not chosen:
+        raise BadInput(f"--cell {cell}: no cell of {run_dir / 'summary.csv'} has that name (or part of a name)")
+    if chosen and not run.scenarios:
+        raise BadInput(f"{run_dir / 'config.yaml'}: its scenarios cannot be found from here (the viewer shows "
+                       "their text and truth: run it where the run's scenarios are)")
+    index, blobs = build(run, chosen)
+    data = "".join(f"<script type='application/gzip' id='{html.escape(k)}'>{base64.b64encode(v).decode()}</script>"
+                   for k, v in blobs.items())
+    page = PAGE.read_text(encoding="utf-8")
+    title = html.escape(f"compaction-bench view: {run_dir.resolve().name}")
+    page = page.replace("__TITLE__", title).replace("__INDEX__", json.dumps(index).replace("</", "<\\/"))
+    path = run_dir / "view.html"
+    path.write_text(page.replace("__DATA__", data), encoding="utf-8")
+    return path
+
+
+def main(argv: list[str]) -> int:
+    if any(a in ("-h", "--help") for a in argv):
+        print(USAGE)
+        return 0
+    opened, cell, rest = "--open" in argv, None, [a for a in argv if a != "--open"]
+    if "--cell" in rest:
+        i = rest.index("--cell")
+        if i + 1 >= len(rest):
+            raise BadInput("view: --cell needs a cell name (or part of one), e.g. --cell pr-queue-small/naive")
+        cell, rest = rest[i + 1], rest[:i] + rest[i + 2:]
+    if len(rest) != 1 or rest[0].startswith("-"):
+        print(USAGE, file=sys.stderr)
+        return 2
+    run_dir = Path(rest[0])
+    if not (run_dir / "summary.csv").exists():
+        raise BadInput(f"{run_dir}: no summary.csv (is it a results directory?)")
+    try:
+        path = write_view(run_dir, cell)
+    except OSError as exc:
+        raise BadInput(f"{exc.filename or run_dir}: cannot write the viewer: {exc.strerror or exc}") from None
+    print(f"viewer: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    if opened:
+        import webbrowser
+
+        webbrowser.open(path.resolve().as_uri())
+    return 0
+
+
+__all__ = ["write_view", "main"]
