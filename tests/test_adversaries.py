@@ -219,7 +219,7 @@ def test_bad_parameters(cls, kw):
 
 def test_configured_but_not_in_the_default_run():
     from bench.runner.config import compose
-    from bench.runner.run import make_strategy, strategy_config
+    from bench.runner.plan import make_strategy, strategy_config
 
     cfg = compose([])
     for name, cls in ADVERSARIES.items():

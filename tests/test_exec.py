@@ -11,7 +11,6 @@ import json
 import shutil
 import sys
 import textwrap
-import threading
 import urllib.error
 import urllib.request
 from pathlib import Path

@@ -7,7 +7,8 @@ import pytest
 
 from bench.scenarios import loader
 from bench.errors import BadInput
-from bench.scenarios.generators import LIBRARY, generate, main
+from bench.cli.scenarios import cmd_generate as main
+from bench.scenarios.generators import LIBRARY, generate
 from bench.scenarios.generators.builder import Script, write
 from bench.scenarios.importers.common import dumps
 

@@ -160,7 +160,7 @@ def test_a_finished_cell_whose_logs_or_checks_are_damaged_runs_again(clean, tmp_
 
 
 def test_a_log_record_holding_a_line_separator_survives_resume(tmp_path):
-    from bench.results.store import prune_unfinished
+    from bench.results.resume import prune_unfinished
 
     out = tmp_path / "run"
     assert cli("run", f"scenarios=[{HAND / 'pr-queue-small.yaml'}]", "strategies=[truncate]",

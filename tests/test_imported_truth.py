@@ -16,7 +16,8 @@ from bench import units as U
 from bench.cli import main as cli
 from bench.scenarios.importers.truth import cue, descriptive
 from bench.models import build
-from bench.runner.run import plan, run_cell
+from bench.runner.cells import run_cell
+from bench.runner.plan import plan
 from bench.scoring.truth import first_sentence as user_words_of
 from bench.harness.strategy import Strategy
 from bench.text import harness_made, stop_word, substantive

@@ -261,7 +261,7 @@ def test_a_cell_that_overflowed_instead_of_compacting_stays_in_the_headline():
     sessions it is judged on (the skip_small exploration adversary left out 3 of 5 cells that way)."""
     import pandas as pd
 
-    from bench.audit import never_compacted
+    from bench.results.store import never_compacted
     from bench.report import data
 
     df = pd.DataFrame([

@@ -5,7 +5,8 @@ import json
 from collections import Counter
 
 from bench.cli import main as cli
-from bench.results.store import SUMMARY_COLUMNS, append_csv, prune_unfinished, read_csv
+from bench.results.resume import prune_unfinished
+from bench.results.store import SUMMARY_COLUMNS, append_csv, read_csv
 
 ARGS = ["scenarios=[scenarios/hand/injected-watch.yaml]", "strategies=[truncate,naive]", "probes.enabled=false"]
 

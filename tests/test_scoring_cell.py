@@ -7,7 +7,8 @@ import json
 
 from bench.errors import ModelError
 from bench.harness.model import Model
-from bench.runner.run import plan, run_cell
+from bench.runner.cells import run_cell
+from bench.runner.plan import plan
 from bench.models import build
 
 
@@ -79,7 +80,7 @@ def test_a_failing_agent_makes_probes_failed_to_run(tmp_path, monkeypatch):
     import bench.scoring
 
     real = bench.models.build
-    monkeypatch.setattr(bench.models, "build", lambda cfg: Broken() if cfg is c.agent else real(cfg))
+    monkeypatch.setattr(bench.scoring, "build_model", lambda cfg: Broken() if cfg is c.agent else real(cfg))
     monkeypatch.setattr(bench.scoring, "_ORACLE", {})   # the oracle's answers cached from the working agent
     c = cell()
     row = run_one(c, tmp_path)

@@ -136,7 +136,7 @@ def test_compaction_records_say_what_happened(name):
     ("bench.strategies.openai_compact.OpenAICompact", {"compact_threshold": "x"}),
     ("bench.strategies.hybrid.Hybrid", {"keep_turns": 0}), ("bench.strategies.hybrid.Hybrid", {"budget": 0})])
 def test_bad_config_is_one_line_naming_the_strategy(target, value):
-    from bench.runner.run import make_strategy
+    from bench.runner.plan import make_strategy
 
     with pytest.raises(BadInput) as exc:
         make_strategy("mine", {"_target_": target, **value})
@@ -153,7 +153,7 @@ def run_all(tmp_path: Path, *extra: str) -> tuple[int, list[dict]]:
     from bench.runner.run import run as bench_run
 
     out = tmp_path / "run"
-    code = bench_run(["strategies=[naive,context_editing,masking]", "suite=smoke", f"out={out}", *extra])
+    code = bench_run(["strategies=[naive,context_editing,masking]", "suite=smoke", f"out={out}", *extra]).code
     return code, summary_rows(out)
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from bench.harness.messages import make, render_all
 from bench.models import build
-from bench.runner.run import plan, run_cell
+from bench.runner.cells import run_cell
+from bench.runner.plan import plan
 from bench.scoring.view import Said, read
 from bench.strategies.openai_compact import ITEM, PROMPT, OpenAICompact
 from test_strategy_codex import session

@@ -161,7 +161,7 @@ def run_three(tmp_path, *extra):
     from test_strategy_common import summary_rows
 
     out = tmp_path / "run"
-    code = bench_run(["strategies=[claude_code,anchored,handoff]", "suite=smoke", f"out={out}", *extra])
+    code = bench_run(["strategies=[claude_code,anchored,handoff]", "suite=smoke", f"out={out}", *extra]).code
     return code, summary_rows(out)
 
 

@@ -5,7 +5,6 @@ import base64
 import gzip
 import json
 import re
-from pathlib import Path
 
 import pytest
 

@@ -277,3 +277,46 @@ def _json_lines(text: str) -> dict[Path_, int]:
 
 
 # ---------------------------------------------------------------- loading
+
+
+def text_of(content: Any) -> str:
+    """Message content as text: a string, or a list of parts whose text parts are joined."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for p in content:
+            if isinstance(p, str):
+                parts.append(p)
+            elif isinstance(p, dict) and isinstance(p.get("text"), str):
+                parts.append(p["text"])
+            elif isinstance(p, dict) and p.get("type") in ("image", "image_url"):
+                parts.append("[image]")
+        return "\n".join(parts)
+    if isinstance(content, dict) and isinstance(content.get("text"), str):
+        return content["text"]
+    return json.dumps(content, ensure_ascii=False, default=str)   # default: dataset rows may hold dates
+
+
+def parse_args(raw: Any) -> dict[str, Any]:
+    """Tool-call arguments arrive as a JSON string or a mapping; anything else is kept under 'input'."""
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw) if raw.strip() else {}
+        except (ValueError, RecursionError):   # not JSON, a 5,000-digit number, nesting past the stack
+            return {"input": raw}
+        return value if isinstance(value, dict) else {"input": value}
+    return {} if raw is None else {"input": raw}
+
+
+def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(data, dict):
+        out: dict[str, Any] = {}
+        for k, v in data.items():
+            out.update(flatten(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: data}

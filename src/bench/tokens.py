@@ -87,3 +87,13 @@ def _encoding(name: str):
 def tokenizer(encoding: str = DEFAULT_ENCODING) -> Tokenizer:
     """One shared Tokenizer per encoding, so counts are cached across cells."""
     return Tokenizer(encoding)
+
+
+def trigger_limit(window: int, reserve_output: int, margin: int, fraction: float = 0.9) -> int:
+    """DESIGN §3: compact when a request would exceed min(0.9 window, window - reserve - margin)."""
+    return max(1, min(int(fraction * window), window - reserve_output - margin))
+
+
+def default_reserve(window: int) -> tuple[int, int]:
+    """Output reserve and safety margin that scale down with small windows."""
+    return min(4096, window // 10), min(1024, window // 50)

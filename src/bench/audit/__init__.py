@@ -1,4 +1,4 @@
-"""`compaction-bench scenarios audit [PATH...] [--min-gap X] [--by-scenario] [--out DIR]`.
+"""The audit of a scenario set (`compaction-bench scenarios audit`): which reference adversaries it catches.
 
 Can a scenario set tell a strategy that keeps no working context from a real one? The audit runs
 the oracle `full`, the `truncate` baseline and the reference adversaries (strategies/adversaries/)
@@ -35,16 +35,9 @@ which the set cannot tell it from the oracle) or a cell failed, 2 on bad input.
 """
 from __future__ import annotations
 
-import argparse
-import asyncio
-import math
-import shutil
-import sys
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
-from bench.errors import BadInput
+from bench.results.store import never_compacted, number
 
 ORACLE, BASELINE = "full", "truncate"
 UNMARKED = "markers-false"       # the subfolder of the cells run without source markers
@@ -84,48 +77,12 @@ SHORT = {"goal_retention": "goal", "constraint_fidelity": "constraint", "fact_re
 OVERFLOW = "overflow_requests"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):   # one line, exit 2, like every other bad input
-        raise BadInput(f"scenarios audit: {message}")
-
-
-def _num(v) -> float | None:
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(x) else x
-
-
 def _fmt(x: float | None, sign: bool = False) -> str:
     if x is None:
         return ""
     if abs(x) < 5e-4:
         x = 0.0
     return f"{x:+.3f}" if sign else f"{x:.3f}"
-
-
-def run_cells(files: list[Path], out: Path, strategies: list[str],
-              extra: tuple[str, ...] = ()) -> tuple[list[dict[str, str]], list[str]]:
-    """Run the strategies on the files with the offline models into `out` (`extra`: more overrides);
-    (summary rows, cell errors)."""
-    from bench.results.store import done_cells, read_csv
-    from bench.runner.run import plan, run_cells as run_all
-
-    quoted = ",".join("'" + str(f).replace("\\", "\\\\").replace("'", "\\'") + "'" for f in files)
-    overrides = [f"scenarios=[{quoted}]", f"strategies=[{','.join(strategies)}]", f"out={out}",
-                 "writer.model=offline", "agent.model=offline", "judge.model=offline", *extra]
-    cells, cfg, _ = plan(overrides, False)
-    out.mkdir(parents=True, exist_ok=True)
-    done = done_cells(out)
-    todo = [c for c in cells if c.key not in done]
-    if done:
-        print(f"audit: {len(cells) - len(todo)} of {len(cells)} cells already in {out}", file=sys.stderr)
-    _, errors = asyncio.run(run_all(todo, out, int(cfg.concurrency)))
-    shutil.rmtree(out / ".cells", ignore_errors=True)
-    keys = {c.key for c in cells}
-    from bench.results.store import cell_key
-    return [r for r in read_csv(out / "summary.csv") if cell_key(r) in keys], errors
 
 
 @dataclass
@@ -162,14 +119,14 @@ def assess(rows: list[dict[str, str]], min_gap: float,
         for metric in [*HEADLINE, OVERFLOW]:
             o, b, a, r = [], [], [], []
             for s in scenarios:
-                rv = _num(by.get((s, ref), {}).get(metric))
-                av = _num(by.get((s, adv.name), {}).get(metric))
+                rv = number(by.get((s, ref), {}).get(metric))
+                av = number(by.get((s, adv.name), {}).get(metric))
                 if rv is None or av is None:
                     continue
                 a.append(av)
                 r.append(rv)
                 for xs, name in ((o, ORACLE), (b, BASELINE)):
-                    v = _num(by.get((s, name), {}).get(metric))
+                    v = number(by.get((s, name), {}).get(metric))
                     if v is not None:
                         xs.append(v)
                 per.setdefault(s, {})[metric] = (av, av - rv, _told(metric, av - rv, min_gap))
@@ -219,13 +176,6 @@ def _traded(adv: Adversary, lines: list[Line], min_gap: float) -> list[str]:
         return []
     return [f"against truncate it loses {_fmt(loss)} on {' + '.join(paid)} and gains {_fmt(gain)} on "
             f"{' + '.join(adv.targets)} (the loss must exceed the gain by {min_gap:g})"]
-
-
-def never_compacted(row: dict[str, str]) -> bool:
-    """A cell whose session fit — its strategy never compacted and sent nothing over the window — scored
-    the oracle's context, not its own: like the report's headline means, the audit leaves it out (the
-    oracle always counts). One that overflowed instead of compacting is scored."""
-    return not _num(row.get("oracle")) and _num(row.get("compactions")) == 0 and not _num(row.get(OVERFLOW))
 
 
 def _told(metric: str, gap: float, min_gap: float) -> bool:
@@ -316,72 +266,4 @@ def by_scenario(detail: dict) -> str:
     return "\n".join(out).rstrip()
 
 
-def main(argv: list[str]) -> int:
-    from bench.scenarios import loader
-    from bench import HOME
-
-    p = _Parser(prog="compaction-bench scenarios audit",
-                description="Run the oracle, truncate and the reference adversaries on a scenario set (offline "
-                            "models) and say whether the set tells each adversary from the oracle.")
-    p.add_argument("paths", nargs="*", help="scenario files, directories or globs (default: the bundled scenarios)")
-    p.add_argument("--min-gap", type=float, default=DEFAULT_MIN_GAP,
-                   help=f"how far below the oracle an adversary must fall to be caught (default {DEFAULT_MIN_GAP})")
-    p.add_argument("--by-scenario", action="store_true", help="also print each adversary's per-scenario scores")
-    p.add_argument("--out", help="keep the run's results in this folder (a folder of an earlier audit is reused)")
-    a = p.parse_args(argv)
-    if math.isnan(a.min_gap) or a.min_gap <= 0:
-        raise BadInput(f"--min-gap: must be a positive number, got {a.min_gap:g}")
-    files = loader.expand(a.paths or [str(HOME / "scenarios")], base=HOME)
-    files = [f.resolve() for f in files]   # the run loads them and names every problem of every file
-    marked = [ORACLE, BASELINE, *(x.name for x in ADVERSARIES if x.markers)]
-    bare = [x.name for x in ADVERSARIES if not x.markers]
-    out = Path(a.out) if a.out else Path(tempfile.mkdtemp(prefix="compaction-bench-audit-"))
-    try:
-        rows, errors = run_cells(files, out, marked)
-        unmarked: list[dict[str, str]] = []
-        if bare:   # their game pays only where the harness marks nothing: truncate beside them, no oracle
-            unmarked, more = run_cells(files, out / UNMARKED, [BASELINE, *bare], ("markers=false",))
-            errors += more
-    finally:
-        if not a.out:
-            shutil.rmtree(out, ignore_errors=True)
-    lines, misses, detail = assess(rows, a.min_gap, unmarked)
-    n = len({r["scenario"] for r in rows})
-    print(f"audit of {n} scenario(s): oracle `{ORACLE}`, baseline `{BASELINE}`, offline models; "
-          f"gap = adversary - oracle; caught = at least {a.min_gap:g} worse than the oracle"
-          + (f"; {', '.join(bare)}: run with markers=false beside truncate and judged against it" if bare else ""))
-    print(table(lines))
-    if a.by_scenario:
-        print()
-        print(by_scenario(detail))
-    print()
-    for adv in ADVERSARIES:
-        why = misses.get(adv.name, [])
-        caught = [x.metric for x in lines if x.adversary == adv.name and x.caught]
-        word = "NOT caught" if why else "caught"
-        on = f" on {', '.join(caught)}" if caught and not why else ""
-        if adv.pays and not why:
-            loss, gain = trade(adv, lines)
-            on = (f": against truncate it loses {_fmt(loss)} on {' + '.join(adv.pays)} and gains {_fmt(gain)} on "
-                  f"{' + '.join(adv.targets)}")
-        idle = sorted(r["scenario"] for r in (rows if adv.markers else unmarked)
-                      if r["strategy"] == adv.name and never_compacted(r))
-        apart = f"; left out, never compacted: {', '.join(idle)}" if idle else ""
-        print(f"{adv.name}: {word}{on} ({adv.games}; target {' or '.join(adv.targets)}{apart})")
-    for e in errors:
-        print(f"error: {e}", file=sys.stderr)
-    missed = [name for name, why in misses.items() if why]
-    for name in missed:
-        for why in misses[name]:
-            print(f"not caught: {name}: {why}", file=sys.stderr)
-    if errors:
-        print(f"{len(errors)} cell(s) failed; the audit is incomplete", file=sys.stderr)
-    if missed:
-        print(f"{len(missed)} of {len(ADVERSARIES)} adversaries not caught: this scenario set cannot tell "
-              f"{', '.join(missed)} from the oracle")
-    elif not errors:
-        print("every adversary caught: this scenario set tells each of them from the oracle")
-    return 1 if missed or errors else 0
-
-
-__all__ = ["main", "assess", "trade", "ADVERSARIES", "HEADLINE"]
+__all__ = ["assess", "trade", "table", "by_scenario", "ADVERSARIES", "HEADLINE"]

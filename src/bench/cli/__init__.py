@@ -1,5 +1,6 @@
-"""The `compaction-bench` command. Each subcommand lives in its own module, imported on use,
-so `--help` stays fast (no litellm, pandas, matplotlib or Hydra on that path).
+"""The `compaction-bench` command. Each subcommand lives in its own module of this package, imported on
+use, so `--help` stays fast (no litellm, pandas, matplotlib or Hydra on that path). Only this package
+parses arguments, prints and chooses exit codes; the layers below return values.
 
 Exit codes: 0 ok, 1 a gate or comparison failed, 2 bad input or usage.
 """
@@ -7,119 +8,96 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from importlib import import_module
 
+from bench import __version__
 from bench.errors import BadInput
+from bench.runner.config import did_you_mean
 
-USAGE = """\
-usage: compaction-bench COMMAND [ARGS]
 
-Replay long agent sessions through context-compaction strategies and score what survives.
+@dataclass(frozen=True)
+class Command:
+    module: str          # bench.cli.<module>.main(argv) -> exit code
+    synopsis: str        # its lines in `compaction-bench --help` (and docs/design.md §8, checked by a test)
 
-commands:
+
+COMMANDS = {
+    "run": Command("run", """\
   run [OVERRIDES...] [-m]          replay scenarios x strategies x writers -> results/<run-id>/
                                    overrides are Hydra style: strategies=[naive,vibey] window=32000
                                    writer.model=openai/gpt-4o-mini scenarios=[path/or/glob] out=DIR
                                    -m sweeps comma lists into one run: -m writer.model=offline,openai/x
-                                   repeats=K runs each cell K times (seeds); shard=I/N runs shard I of N
+                                   repeats=K runs each cell K times (seeds); shard=I/N runs shard I of N"""),
+    "scenarios": Command("scenarios", """\
   scenarios list [PATH...]         the scenarios with their size and window
   scenarios show ID                one scenario: events, truth, probes
   scenarios validate PATH...       check scenario files; one line per problem
   scenarios generate [OPTIONS]     write the generated scenario library
   scenarios audit [PATH...] [--min-gap X] [--by-scenario]
                                    run the oracle, truncate and the reference adversaries; exit 1
-                                   when the set cannot tell an adversary from the oracle
+                                   when the set cannot tell an adversary from the oracle"""),
+    "import": Command("importer", """\
   import FORMAT PATH --out FILE    turn a transcript into a scenario
-                                   (openai-chat | swe-agent | openhands | claude-code)
-  report RUN_DIR                   re-render report.md / report.html of a run
+                                   (openai-chat | swe-agent | openhands | claude-code)"""),
+    "score": Command("score", """\
+  score RUN_DIR                    re-score a run from its logs: fresh summary.csv, checks.csv and report"""),
+    "report": Command("report", """\
+  report RUN_DIR                   re-render report.md / report.html of a run"""),
+    "view": Command("view", """\
   view RUN_DIR [--cell ID] [--open]
                                    write RUN_DIR/view.html: every cell's requests, compactions and
-                                   contexts with each truth item marked kept / lost / stale / leaked
+                                   contexts with each truth item marked kept / lost / stale / leaked"""),
+    "compare": Command("compare", """\
   compare BASE_DIR NEW_DIR [--gate FILE] [--max-drop X] [--threshold [TAG:]METRIC=X] [--noise-aware]
           [--all-cells] [--format text|json|junit|markdown] [--output FILE]
                                    the CI gate: exit 1 when any cell or any strategy's mean got worse
-                                   than the gate allows (95% intervals and verdicts beside each change)
+                                   than the gate allows (95% intervals and verdicts beside each change)"""),
+    "baseline": Command("baseline", """\
   baseline [OVERRIDES...] --out DIR
-                                   run and keep a compact, committable baseline for compare
-  merge DIR... --out DIR           join the folders of a sharded run (shard=I/N) into one run folder
+                                   run and keep a compact, committable baseline for compare"""),
+    "merge": Command("merge", """\
+  merge DIR... --out DIR           join the folders of a sharded run (shard=I/N) into one run folder"""),
+    "init": Command("init", """\
   init [DIR] [--exec]              write a starter strategy, its config, a scenario and a CI
-                                   workflow into your repository; prints the commands to run it
+                                   workflow into your repository; prints the commands to run it"""),
+    "cache": Command("cache", """\
   cache stats|clear [--dir DIR] [--model M]
                                    what the response cache of real models holds; empty it (or
-                                   one model's answers) so the next run asks again
+                                   one model's answers) so the next run asks again"""),
+}
+
+USAGE = f"""\
+usage: compaction-bench COMMAND [ARGS]
+
+Replay long agent sessions through context-compaction strategies and score what survives.
+
+commands:
+{chr(10).join(c.synopsis for c in COMMANDS.values())}
 
 exit codes: 0 ok, 1 a gate or comparison failed, or a run in which something failed (a cell,
             every call of a model, the report), 2 bad input or usage
 """
 
-# command -> (module, function); each takes argv (the words after the command) and returns an exit code
-COMMANDS = {
-    "run": ("bench.cli", "_run"),
-    "scenarios": ("bench.cli.scenarios", "main"),
-    "import": ("bench.scenarios.importers", "main"),
-    "report": ("bench.report", "main"),
-    "view": ("bench.view", "main"),
-    "compare": ("bench.gate.compare", "main"),
-    "baseline": ("bench.cli.baseline", "main"),
-    "merge": ("bench.results.shards", "main"),
-    "cache": ("bench.models.cache", "main"),
-    "init": ("bench.cli.init", "main"),
-}
-
-
-def _run(argv: list[str]) -> int:
-    argv = config_dir_option(argv)
-    if any(a in ("-h", "--help") for a in argv):
-        from bench.runner.config import user_dir
-        from bench.cli.run_help import text
-
-        print(text(user_dir(argv)))
-        return 0
-    multirun = any(a in ("-m", "--multirun") for a in argv)
-    overrides = [a for a in argv if a not in ("-m", "--multirun")]
-    bad = [a for a in overrides if a.startswith("-")]
-    if bad:
-        raise BadInput(f"run: unknown option {bad[0]} (overrides look like key=value)")
-    from bench.runner.run import run
-
-    return run(overrides, multirun)
-
-
-def config_dir_option(argv: list[str]) -> list[str]:
-    """`--config-dir DIR` / `--config-dir=DIR` -> the override `config_dir=DIR`."""
-    out, i = [], 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--config-dir":
-            if i + 1 >= len(argv):
-                raise BadInput("run: --config-dir needs a folder (--config-dir DIR)")
-            out.append(f"config_dir={argv[i + 1]}")
-            i += 2
-            continue
-        out.append(f"config_dir={a.split('=', 1)[1]}" if a.startswith("--config-dir=") else a)
-        i += 1
-    return out
-
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
-        print(USAGE)
-        return 0 if argv else 2
+        return guarded(lambda _: _usage(0 if argv else 2), [])
     if argv[0] in ("-V", "--version"):
-        from bench import __version__
-
         print(f"compaction-bench {__version__}")
         return 0
     command, rest = argv[0], argv[1:]
     if command not in COMMANDS:
-        from bench.runner.config import did_you_mean
-
         print(f"compaction-bench: unknown command '{command}'{did_you_mean(command, COMMANDS)} "
               f"(see compaction-bench --help)", file=sys.stderr)
         return 2
-    module, func = COMMANDS[command]
-    return guarded(getattr(import_module(module), func), rest)
+    return guarded(lambda args: import_module(f"bench.cli.{COMMANDS[command].module}").main(args), rest)
+
+
+def _usage(code: int) -> int:
+    print(USAGE, file=sys.stdout if code == 0 else sys.stderr)
+    return code
 
 
 def guarded(func, argv: list[str]) -> int:

@@ -11,7 +11,6 @@ run; commit the new files with the change that explains them.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
@@ -20,7 +19,10 @@ from pathlib import Path
 
 from bench import HOME
 from bench.errors import BadInput
-from bench.results.store import SUMMARY_COLUMNS, append_csv, read_csv
+from bench.cli.parser import Parser
+from bench.cli.run import config_dir_option, show
+from bench.results.store import SUMMARY_COLUMNS, append_csv, dump_yaml, read_config, read_csv
+from bench.runner.run import run
 
 CHECKOUT = HOME.parents[1]    # the repository, when the package runs from its checkout (src/bench)
 BASELINE = CHECKOUT / "results" / "baseline"
@@ -30,20 +32,17 @@ KEPT = ("scenarios.csv", "repeats.csv")
 
 def regenerate(overrides: list[str] | None = None, dest: Path = BASELINE) -> Path:
     """Run, then write the baseline files into `dest`; SystemExit(1) with a line when the run failed."""
-    from bench.report import _config
-    from bench.runner.run import _dump, run
-
     overrides = list(overrides or [])
     if any(o.lstrip("+~").startswith(("out=", "shard=")) for o in overrides):
         raise BadInput("baseline: give the folder with --out DIR, and no shard= (a baseline is one whole run)")
     with tempfile.TemporaryDirectory(prefix="baseline-") as tmp:
         src = Path(tmp) / "run"
-        code = run([*overrides, f"out={src}"])
+        code = show(run([*overrides, f"out={src}"]), paths=False)   # the scratch run is removed below
         if code != 0:
             print(f"error: baseline: the run failed (exit {code}); nothing written to {dest}", file=sys.stderr)
             raise SystemExit(1)
         rows = read_csv(src / "summary.csv")
-        cfg = {**_config(src), "out": None, "overrides": overrides}
+        cfg = {**read_config(src), "out": None, "overrides": overrides}
         dest.mkdir(parents=True, exist_ok=True)
         for name in KEPT:
             (dest / name).unlink(missing_ok=True)
@@ -57,18 +56,16 @@ def regenerate(overrides: list[str] | None = None, dest: Path = BASELINE) -> Pat
     tmp_path.unlink(missing_ok=True)
     append_csv(tmp_path, SUMMARY_COLUMNS, rows)
     os.replace(tmp_path, path)
-    (dest / "config.yaml").write_text(_dump(cfg), encoding="utf-8")
+    (dest / "config.yaml").write_text(dump_yaml(cfg), encoding="utf-8")
     return path
 
 
 def main(argv: list[str] | None = None, default_out: Path | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="compaction-bench baseline",
-                                 description="Run the configured cells and keep a compact baseline for compare.")
+    ap = Parser(prog="compaction-bench baseline",
+                description="Run the configured cells and keep a compact baseline for compare.")
     ap.add_argument("overrides", nargs="*", help="run overrides (strategies=[...], scenarios=[...], repeats=K, ...)")
     ap.add_argument("--out", required=default_out is None, default=default_out,
                     help="the baseline folder to write (summary.csv, scenarios.csv, config.yaml)")
-    from bench.cli import config_dir_option
-
     args = ap.parse_args(config_dir_option(argv or []))
     try:
         path = regenerate(args.overrides, Path(args.out))
@@ -79,7 +76,7 @@ def main(argv: list[str] | None = None, default_out: Path | None = None) -> int:
 
 
 if __name__ == "__main__":
-    from bench.cli import guarded
+    from bench.cli import guarded   # noqa: E402  (the package's entry point, for `python -m bench.cli.baseline`)
 
     # the project's own baseline, in a checkout; an installed package has no results/ of its own
     here = BASELINE if (CHECKOUT / "pyproject.toml").is_file() else None

@@ -7,7 +7,6 @@ starts from something that works and replaces the strategy with their own. It ne
 from __future__ import annotations
 
 import argparse
-import shutil
 from importlib import metadata
 from pathlib import Path
 

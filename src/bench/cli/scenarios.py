@@ -1,23 +1,26 @@
 """`compaction-bench scenarios list | show | validate | generate | audit`."""
 from __future__ import annotations
 
-import argparse
 from collections import Counter
-from importlib import import_module
+import sys
+import time
+from pathlib import Path
 
-from bench.scenarios import loader
 from bench import HOME
+from bench.cli.audit import main as audit_main
+from bench.cli.parser import Parser
 from bench.errors import BadInput
+from bench.harness.messages import render_all, system_message
+from bench.scenarios import loader
+from bench.scenarios.generators import DEFAULT_OUT, LIBRARY, generate, write
 from bench.scenarios.model import Scenario
+from bench.tokens import default_reserve, tokenizer, trigger_limit
 
 DEFAULT_DIR = HOME / "scenarios"
 
 
 def scenario_tokens(s: Scenario) -> int:
     """Tokens of the whole session as the harness renders it (system prompt + every event)."""
-    from bench.harness.messages import render_all, system_message
-    from bench.tokens import tokenizer
-
     tok = tokenizer()
     msgs = [system_message(tok, s), *render_all(tok, s)]
     return tok.size_of(msgs)
@@ -33,8 +36,6 @@ def expected_compactions(total: int, system: int, window: int) -> int:
     min(0.9 window, window - reserve - margin): each compaction is assumed to
     empty the conversation, so strategies that keep recent turns compact more often.
     """
-    from bench.harness.strategy import default_reserve, trigger_limit
-
     trigger = trigger_limit(window, *default_reserve(window))
     room = trigger - system
     return max(0, (total - system) // room) if room > 0 else -1
@@ -86,8 +87,6 @@ def _save_cache(cache: dict) -> None:
 def list_row(path, cache: dict) -> dict:
     """id, tags, events, tokens, system tokens, window, title of one file; cached by path, size and mtime,
     because counting a 1M-token scenario is the slow part of `scenarios list`."""
-    from bench.harness.messages import system_message
-    from bench.tokens import tokenizer
 
     st = path.stat()
     key = str(path.resolve())
@@ -106,7 +105,7 @@ def list_row(path, cache: dict) -> dict:
 
 
 def cmd_list(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="compaction-bench scenarios list",
+    p = Parser(prog="compaction-bench scenarios list",
                                 epilog="compactions: expected count at the scenario's window if each compaction empties the "
                                        "conversation: (tokens - system) / (trigger - system), trigger = min(0.9 window, "
                                        "window - reserve - margin). Strategies that keep recent turns compact more often.")
@@ -141,7 +140,7 @@ def cmd_list(argv: list[str]) -> int:
 
 
 def cmd_show(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="compaction-bench scenarios show")
+    p = Parser(prog="compaction-bench scenarios show")
     p.add_argument("id", help="a scenario id (or a path to a scenario file)")
     p.add_argument("--dir", default=str(DEFAULT_DIR), help="where to look for the id")
     a = p.parse_args(argv)
@@ -179,9 +178,8 @@ def find(ident: str, directory: str) -> Scenario:
 
 
 def cmd_validate(argv: list[str]) -> int:
-    import sys
 
-    p = argparse.ArgumentParser(prog="compaction-bench scenarios validate",
+    p = Parser(prog="compaction-bench scenarios validate",
                                 epilog="A problem makes a file unusable (exit 2). A warning says what a valid file measures "
                                        "less well than it seems to (a truth key the system prompt carries, a probe whose "
                                        "question holds its answer, a fact a bag of identifiers would keep, a workstream whose "
@@ -211,18 +209,56 @@ def cmd_validate(argv: list[str]) -> int:
 
 
 def cmd_generate(argv: list[str]) -> int:
-    return int(import_module("bench.scenarios.generators").main(argv) or 0)
-
-
-def cmd_audit(argv: list[str]) -> int:
-    return int(import_module("bench.audit").main(argv) or 0)
+    p = Parser(prog="compaction-bench scenarios generate",
+                                description="Write the seeded scenario library (one JSON file per scenario).")
+    p.add_argument("--seed", type=int, default=0, help="seed for every generator (the committed library uses 0)")
+    p.add_argument("--out", default=str(DEFAULT_OUT), help=f"output directory (default {DEFAULT_OUT.relative_to(HOME)})")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="generate only these scenarios")
+    p.add_argument("--scale", type=float, default=1.0, help="multiply every size target (e.g. 0.1 for quick variants)")
+    p.add_argument("--list", action="store_true", help="list the generators and exit")
+    a = p.parse_args(argv)
+    if a.list:
+        for name, spec in LIBRARY.items():
+            print(f"{name:<20} window {spec.window:>7}  ~{spec.target:>9} tokens  {', '.join(spec.tags)}\n{'':<20} tests: {spec.tests}")
+        return 0
+    unknown = [n for n in a.only or () if n not in LIBRARY]
+    if unknown:
+        raise BadInput([f"--only: unknown scenario '{n}' (known: {', '.join(LIBRARY)})" for n in unknown])
+    if not 0 < a.scale <= 4:
+        raise BadInput(f"--scale: must be in (0, 4], got {a.scale}")
+    out = Path(a.out)
+    try:   # before the (slow) generation, so a bad --out fails at once
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"--out: cannot create the directory {out}: {exc.strerror or exc}")
+    for name in a.only or LIBRARY:
+        start = time.perf_counter()
+        script = generate(name, a.seed, a.scale)
+        try:
+            path = write(script, out)
+        except OSError as exc:
+            raise BadInput(f"--out: cannot write {out / (script.id + '.json')}: {exc.strerror or exc}")
+        print(f"wrote {path}: {len(script.events)} events, {script.tokens()} tokens, window {script.window} "
+              f"({time.perf_counter() - start:.1f}s)")
+    return 0
 
 
 SUBCOMMANDS = {"list": cmd_list, "show": cmd_show, "validate": cmd_validate, "generate": cmd_generate,
-               "audit": cmd_audit}
+               "audit": audit_main}
+SYNOPSIS = """\
+  scenarios list [PATH...]         the scenarios with their size and window
+  scenarios show ID                one scenario: events, truth, probes
+  scenarios validate PATH...       check scenario files; one line per problem
+  scenarios generate [OPTIONS]     write the generated scenario library
+  scenarios audit [PATH...] [--min-gap X] [--by-scenario]
+                                   run the oracle, truncate and the reference adversaries; exit 1
+                                   when the set cannot tell an adversary from the oracle"""
 
 
 def main(argv: list[str]) -> int:
+    if argv and argv[0] in ("-h", "--help"):
+        print("usage: compaction-bench scenarios COMMAND [ARGS]\n\ncommands:\n" + SYNOPSIS.replace("  scenarios ", "  "))
+        return 0
     if not argv or argv[0] not in SUBCOMMANDS:
         known = " | ".join(SUBCOMMANDS)
         raise BadInput(f"scenarios: expected one of {known}" + (f", got '{argv[0]}'" if argv else ""))

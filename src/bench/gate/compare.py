@@ -15,26 +15,16 @@ scenarios alone.
 """
 from __future__ import annotations
 
-import argparse
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.errors import BadInput
 from bench.gate.thresholds import RELATIVE, Gate, load as load_gate, parse_flag
 from bench.scoring.metrics import COUNTS, INFO, higher_is_better
-from bench.results.store import KEY_COLUMNS, cell_key, read_csv
+from bench.results.store import KEY_COLUMNS, cell_key, failed_cells, read_csv, scenario_tags, summary_path
 from bench.results.stats import EPS, Interval, paired_interval, unpaired_interval, verdict
 
 CELL = ("scenario", "strategy", "writer", "window")   # a cell; its repeats differ in seed
-
-
-def summary_path(arg: str) -> Path:
-    p = Path(arg)
-    path = p / "summary.csv" if p.is_dir() else p
-    if not path.exists():
-        raise BadInput(f"{arg}: no summary.csv there (give a results directory or a summary.csv)")
-    return path
 
 
 def read_summary(arg: str) -> list[dict[str, str]]:
@@ -51,26 +41,6 @@ def read_summary(arg: str) -> list[dict[str, str]]:
     if short:
         raise BadInput(short)
     return rows
-
-
-def failed_cells(arg: str) -> set[str]:
-    """Cells a run recorded as failed (errors.jsonl next to its summary.csv)."""
-    path = summary_path(arg).parent / "errors.jsonl"
-    if not path.exists():
-        return set()
-    out = set()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: unreadable: {exc}")
-    for line in lines:
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(rec, dict) and isinstance(rec.get("cell"), str):
-            out.add(rec["cell"])
-    return out
 
 
 def _num(v: str | None) -> float | None:
@@ -268,59 +238,41 @@ def compare(base: list[dict[str, str]], new: list[dict[str, str]], gate: Gate | 
     return res
 
 
-def build_gate(args: argparse.Namespace) -> Gate:
-    gate = load_gate(Path(args.gate)) if args.gate else Gate()
-    if args.max_drop is not None:
-        if args.max_drop < 0:
+def build_gate(file: str | None = None, max_drop: float | None = None, thresholds: list[str] = (),
+               noise_aware: bool = False, all_cells: bool = False) -> Gate:
+    """The gate: a gate file's, then the flags on top (`--max-drop`, `--threshold [TAG:]METRIC=X`, ...)."""
+    gate = load_gate(Path(file)) if file else Gate()
+    if max_drop is not None:
+        if max_drop < 0:
             raise BadInput("--max-drop: must be >= 0")
-        gate.max_drop = args.max_drop
-    for text in args.threshold or ():
+        gate.max_drop = max_drop
+    for text in thresholds or ():
         tag, metric, x = parse_flag(text, "--threshold")
         if tag:
             gate.tags.setdefault(tag, {})[metric] = x
         else:
             gate.metrics[metric] = x
-    gate.noise_aware = gate.noise_aware or args.noise_aware
-    gate.all_cells = gate.all_cells or args.all_cells
+    gate.noise_aware = gate.noise_aware or noise_aware
+    gate.all_cells = gate.all_cells or all_cells
     return gate
 
 
 def run_tags(*args: str) -> dict[str, set[str]]:
     """Scenario tags from the runs' scenarios.csv (NEW's first)."""
-    from bench.results.store import scenario_tags
-
     found: dict[str, set[str]] = {}
     for a in reversed(args):
         found.update(scenario_tags(summary_path(a).parent))
     return found
 
 
-def main(argv: list[str]) -> int:
-    from bench.gate import render as compare_out
-
-    ap = argparse.ArgumentParser(prog="compaction-bench compare",
-                                 description="Exit 1 when NEW is worse than BASE beyond the gate, in any cell or "
-                                             "in a strategy's mean.")
-    ap.add_argument("base", help="baseline results directory or summary.csv")
-    ap.add_argument("new", help="new results directory or summary.csv")
-    ap.add_argument("--gate", metavar="FILE", help="gate file: thresholds per metric and scenario tag (README)")
-    ap.add_argument("--max-drop", type=float, default=None,
-                    help="largest allowed worsening of a quality metric (default 0.02, or the gate file's)")
-    ap.add_argument("--threshold", action="append", metavar="[TAG:]METRIC=X",
-                    help="a metric's threshold, for every cell or for the scenarios with TAG (repeatable)")
-    ap.add_argument("--noise-aware", action="store_true",
-                    help="fail only where a drop is beyond the threshold and outside its 95%% interval")
-    ap.add_argument("--all-cells", action="store_true", help="every cell of BASE must be in NEW")
-    ap.add_argument("--format", choices=compare_out.FORMATS, default="text", help="output format (default text)")
-    ap.add_argument("--output", metavar="FILE", help="write the output there instead of stdout")
-    args = ap.parse_args(argv)
-    gate = build_gate(args)
-    base, new = read_summary(args.base), read_summary(args.new)
-    failed = failed_cells(args.new)
+def compare_runs(base_arg: str, new_arg: str, gate: Gate) -> Result:
+    """BASE against NEW (results folders or summary.csv files) under `gate`, with notes on what was not compared."""
+    base, new = read_summary(base_arg), read_summary(new_arg)
+    failed = failed_cells(new_arg)
     b_cells, n_cells = ({tuple(r[c] for c in CELL) for r in rows} for rows in (base, new))
     if not b_cells & n_cells and not failed:
-        raise BadInput(f"{args.new}: no cell in common with {args.base}")
-    tags = run_tags(args.base, args.new)
+        raise BadInput(f"{new_arg}: no cell in common with {base_arg}")
+    tags = run_tags(base_arg, new_arg)
     res = compare(base, new, gate, failed, tags)
     if gate.tags and not tags:
         res.notes.append("the gate names scenario tags, but neither run has a scenarios.csv saying which scenario "
@@ -328,15 +280,7 @@ def main(argv: list[str]) -> int:
     extra = len(n_cells - b_cells)
     if extra:
         res.notes.append(f"{extra} cell(s) of NEW are not in BASE and were not compared")
-    text = compare_out.render(res, args.format)
-    if args.output:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise BadInput(f"--output: cannot write {args.output}: {exc.strerror or exc}") from None
-    else:
-        print(text, end="" if text.endswith("\n") else "\n", flush=True)
-    return 0 if res.passed else 1
+    return res
 
 
-__all__ = ["compare", "main", "Diff", "Result", "read_summary", "failed_cells"]
+__all__ = ["compare", "compare_runs", "build_gate", "Diff", "Result", "read_summary"]

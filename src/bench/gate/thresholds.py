@@ -25,6 +25,7 @@ from typing import Any
 
 from bench.errors import BadInput
 from bench.scoring.metrics import COUNTS, GATED, OPTIONAL
+from bench.parsing import line_map, parse
 
 DEFAULT_MAX_DROP = 0.02
 KEYS = ("max_drop", "metrics", "tags", "noise_aware", "all_cells")
@@ -68,7 +69,6 @@ def _number(value: Any, where: str, problems: list[str]) -> float | None:
 
 def load(path: Path) -> Gate:
     """A gate file; BadInput with one line per problem, each naming the file, line and key."""
-    from bench.parsing import line_map, parse
 
     data, text = parse(path)
     lines = line_map(text, path.suffix == ".json")

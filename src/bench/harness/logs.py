@@ -22,6 +22,9 @@ from bench.harness.messages import EVENT_TAGS, Message, Part, common_prefix, mak
 from bench.scenarios.model import Call, Scenario
 from bench.tokens import Tokenizer
 
+# A cell is named by these, joined with "/", in every log line's `cell`; every result row is keyed by them.
+KEY_COLUMNS = ["scenario", "strategy", "writer", "window", "seed"]
+
 
 def is_verbatim(m: Message, verbatim: dict[str, str]) -> bool:
     """The harness's own rendering of an event (or the system prompt), untouched by the strategy."""

@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any, Iterable
 
-from bench.scenarios.model import Call, Event, Scenario
+from bench.scenarios.model import Call, Event, Scenario, calls_text
 from bench.tokens import Tokenizer
 
 MARKER = "[Harness:"
@@ -100,12 +100,6 @@ def _digest(role: str, text: str, calls: tuple[Call, ...], call_id: str | None) 
         h.update(b"\0call\0")
         h.update(call_id.encode())
     return h.hexdigest()
-
-
-def calls_text(calls: Iterable[Call]) -> str:
-    """The text form of tool calls that counts toward tokens and the hash."""
-    return "\n".join(json.dumps({"id": c.id, "name": c.tool, "arguments": c.args}, sort_keys=True,
-                                ensure_ascii=False) for c in calls)
 
 
 def make(tok: Tokenizer, *, id: str, role: str, text: str, tag: str, t: float = 0.0,

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from bench.harness.messages import Message, Part, make
 from bench.harness.model import Model
-from bench.tokens import PER_MESSAGE, Tokenizer
+from bench.tokens import PER_MESSAGE, Tokenizer, default_reserve, trigger_limit
 
 
 @dataclass
@@ -106,16 +106,6 @@ class Strategy:
     async def end(self) -> None:
         """The replay is over, finished or failed: release what `begin` or `prepare` took (a process, a
         server). Called exactly once per `begin`; it must not raise."""
-
-
-def trigger_limit(window: int, reserve_output: int, margin: int, fraction: float = 0.9) -> int:
-    """DESIGN §3: compact when a request would exceed min(0.9 window, window - reserve - margin)."""
-    return max(1, min(int(fraction * window), window - reserve_output - margin))
-
-
-def default_reserve(window: int) -> tuple[int, int]:
-    """Output reserve and safety margin that scale down with small windows."""
-    return min(4096, window // 10), min(1024, window // 50)
 
 
 def drop_oldest(messages: list[Message], total: int, limit: int) -> tuple[list[Message], list[Message]]:

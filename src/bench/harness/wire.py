@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from bench.harness.messages import Message, make
 from bench.harness.model import Reply
+from bench.parsing import parse_args, text_of
 from bench.scenarios.model import Call
 from bench.tokens import Tokenizer
 
@@ -40,40 +41,6 @@ def from_wire(messages: list[dict[str, Any]], tok: Tokenizer,
                    call_id=m.get("tool_call_id"), tool=m.get("name"))
         out.append((known and known(msg)) or msg)
     return out
-
-
-def text_of(content: Any) -> str:
-    """Message content as text: a string, or a list of parts whose text parts are joined."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for p in content:
-            if isinstance(p, str):
-                parts.append(p)
-            elif isinstance(p, dict) and isinstance(p.get("text"), str):
-                parts.append(p["text"])
-            elif isinstance(p, dict) and p.get("type") in ("image", "image_url"):
-                parts.append("[image]")
-        return "\n".join(parts)
-    if isinstance(content, dict) and isinstance(content.get("text"), str):
-        return content["text"]
-    return json.dumps(content, ensure_ascii=False, default=str)   # default: dataset rows may hold dates
-
-
-def parse_args(raw: Any) -> dict[str, Any]:
-    """Tool-call arguments arrive as a JSON string or a mapping; anything else is kept under 'input'."""
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw) if raw.strip() else {}
-        except (ValueError, RecursionError):   # not JSON, a 5,000-digit number, nesting past the stack
-            return {"input": raw}
-        return value if isinstance(value, dict) else {"input": value}
-    return {} if raw is None else {"input": raw}
 
 
 def reply_limit(body: dict[str, Any]) -> int | None:

@@ -2,15 +2,15 @@
 from __future__ import annotations
 
 from bench.harness.model import Model, ModelConfig, Reply, Usage, is_offline
+from bench.models.litellm_model import LitellmModel
+from bench.models.offline import OfflineModel
 
 
 def build(cfg: ModelConfig) -> Model:
     """The model for one role's config; litellm is imported only for a non-offline model."""
     if is_offline(cfg.model):
-        from bench.models.offline import OfflineModel
 
         return OfflineModel(cfg)
-    from bench.models.litellm_model import LitellmModel
 
     return LitellmModel(cfg)
 

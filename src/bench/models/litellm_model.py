@@ -30,6 +30,7 @@ from bench.scenarios.model import Call
 from bench.harness.model import Model, ModelConfig, Reply, Usage
 from bench.models.cache import ANSWERED, ResponseCache, cache_key
 from bench.models.progress import Progress
+from bench import env
 
 ANNOUNCE = 10.0        # a wait this long or longer is said on stderr
 SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.I)
@@ -42,7 +43,6 @@ class Unusable(Exception):
 @lru_cache(maxsize=1)
 def _litellm():
     """Import litellm once, offline-safe and quiet (no price-map fetch, no debug banners)."""
-    from bench import env
 
     env.prepare()
     import litellm

@@ -35,6 +35,12 @@ from bench import HOME
 from bench.harness.replay import ReplayOptions, replay
 from bench.scenarios.model import Scenario
 from bench.tokens import Tokenizer
+from bench.strategies.exec import Exec
+from bench.strategies.full import Full
+from bench.strategies.truncate import Truncate
+from bench.models.offline import OfflineModel
+from bench import scoring
+from bench.scoring import Scoring, score_cell
 
 WORDS = ("retry backoff cache index migration schema rollback deploy lint flaky test timeout queue "
          "review merge branch commit release config parser token window summary request header").split()
@@ -91,7 +97,6 @@ EXTERNAL_TRUNCATE = HOME / "examples" / "external" / "truncate.py"
 
 def external(*args: str):
     """The exec strategy running the external truncate example (stdlib Python, no writer calls)."""
-    from bench.strategies.exec import Exec
 
     return Exec(command=[sys.executable, str(EXTERNAL_TRUNCATE), *args], calls_writer=False)
 
@@ -101,15 +106,12 @@ STRATEGIES = {"truncate": lambda: _builtin("truncate"), "full": lambda: _builtin
 
 
 def _builtin(name: str):
-    from bench.strategies.full import Full
-    from bench.strategies.truncate import Truncate
 
     return {"truncate": Truncate, "full": Full}[name]()
 
 
 def replay_seconds(s: Scenario, strategy_name: str, encoding: str, logs: Path | None = None,
                    tok: Tokenizer | None = None) -> tuple[float, int]:
-    from bench.models.offline import OfflineModel
 
     strategy = STRATEGIES[strategy_name]()
     strategy.name = strategy_name
@@ -126,9 +128,6 @@ def score_seconds(s: Scenario, logs: Path, tok: Tokenizer, oracle: bool) -> tupl
     """Score every agent request of a replayed cell's logs (probes off) with a cold per-message cache,
     and the replay's tokenizer, as a run does (every text was counted once, by the replay)."""
     from types import SimpleNamespace
-
-    from bench import scoring
-    from bench.scoring import Scoring, score_cell
 
     scoring._JUDGES.clear()
     cell = SimpleNamespace(scenario=s, key=(s.id, "perf", "offline", str(s.window), "0"), markers=True,

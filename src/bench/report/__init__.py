@@ -6,12 +6,17 @@ rebuilt after the fact or for a run copied from elsewhere.
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from bench.errors import BadInput
+from bench.results.store import read_config
 from bench.report.render import Doc, Table, markdown, to_html
+from bench.report.figures import Painter
+from bench.harness.logs import read_jsonl
+from bench.results.store import load
+from bench.results.trace import Run
+from bench.report import data, figures, headline
+from bench.report import sections as S
 
 if TYPE_CHECKING:
     from bench.scenarios.model import Scenario
@@ -27,7 +32,6 @@ OFFLINE_NOTE = ("`offline` is the built-in deterministic extractive stand-in (it
 def write_report(run_dir: Path, scenarios: Iterable[Scenario] = ()) -> Path:
     """Write report.md, report.html and figures/*.png into `run_dir`; returns report.md's path.
     `scenarios`: the run's, when the caller has them loaded (else they are read from config.yaml's paths)."""
-    from bench.report.figures import Painter
 
     run_dir = Path(run_dir)
     with Painter() as paint:
@@ -43,40 +47,10 @@ def write_report(run_dir: Path, scenarios: Iterable[Scenario] = ()) -> Path:
     return path
 
 
-def _config(run_dir: Path) -> dict[str, Any]:
-    """config.yaml as a mapping ({} when absent); BadInput when it is not UTF-8 YAML holding a mapping."""
-    import yaml
-
-    path = run_dir / "config.yaml"
-    if not path.exists():
-        return {}
-    from bench.scenarios.loader import bounded_yaml
-
-    try:
-        cfg = bounded_yaml(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError:
-        raise BadInput(f"{path}: not UTF-8 text")
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        raise BadInput(f"{path}{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}")
-    if cfg is None:
-        return {}
-    if not isinstance(cfg, dict):
-        raise BadInput(f"{path}: expected a mapping of config keys, got a {type(cfg).__name__}")
-    return cfg
-
-
 def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[..., Any] | None = None) -> Doc:
     """The report as blocks; `paint(figure_function, *args)` draws a figure (a `figures.Painter` draws it
     in another process; the default, here)."""
     import pandas as pd
-
-    from bench.harness.logs import read_jsonl
-    from bench.results.store import load
-    from bench.results.trace import Run
-    from bench.report import data, figures, headline
-    from bench.report import sections as S
 
     paint = paint or (lambda draw, *a, **kw: draw(*a, **kw))
     summary = load(run_dir)
@@ -85,7 +59,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                  "kind", "item", "detail"])
     if "kind" not in checks.columns:          # runs from before checks.csv had a kind column
         checks = checks.assign(kind=float("nan"))
-    cfg = _config(run_dir)
+    cfg = read_config(run_dir)
     records = list(read_jsonl(run_dir / "requests.jsonl"))
     compactions = list(read_jsonl(run_dir / "compactions.jsonl"))
     doc = Doc(f"compaction-bench report: {run_dir.name}")
@@ -199,8 +173,6 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
 
 def _intervals(doc: Doc, scored, quality: list[str], run_dir: Path) -> None:
     """The headline means with their 95% intervals and a verdict against the first strategy."""
-    from bench.report import data
-    from bench.report import sections as S
 
     iv = data.intervals(scored, [m for m in quality if m != "overflow_requests"])
     if iv.empty:
@@ -222,19 +194,4 @@ def _intervals(doc: Doc, scored, quality: list[str], run_dir: Path) -> None:
                                                  "repeat (pass^k)."))
 
 
-def main(argv: list[str]) -> int:
-    if not argv or argv[0] in ("-h", "--help") or len(argv) != 1:
-        print(USAGE, file=sys.stderr if len(argv) != 1 else sys.stdout)
-        return 0 if argv and argv[0] in ("-h", "--help") else 2
-    run_dir = Path(argv[0])
-    if not (run_dir / "summary.csv").exists():
-        raise BadInput(f"{run_dir}: no summary.csv (is it a results directory?)")
-    try:
-        path = write_report(run_dir)
-    except OSError as exc:   # figures/ is a file, report.html a directory, the folder read-only
-        raise BadInput(f"{exc.filename or run_dir}: cannot write the report: {exc.strerror or exc}") from None
-    print(f"report: {path} and {path.with_suffix('.html')}")
-    return 0
-
-
-__all__ = ["write_report", "main"]
+__all__ = ["write_report"]

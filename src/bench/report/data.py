@@ -3,6 +3,13 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from bench.results.store import KEY_COLUMNS
+from bench.results.store import KEY_COLUMNS as KEY
+from bench.scoring.cache_sim import hit_rates, load_profile, profile_names
+from bench.errors import BadInput
+from bench.scoring.metrics import higher_is_better
+from bench.results.stats import interval, paired_interval, verdict
+from bench.results.store import read_csv
 
 QUALITY = ["overflow_requests", "goal_retention", "constraint_fidelity", "provenance_leakage", "stale_constraints",
            "fact_retention", "decision_retention", "rejected_revived", "user_words_retained", "probe_pass_rate"]
@@ -80,7 +87,6 @@ def retention(df):
 
 def cell_rows(checks, cells):
     """The checks.csv rows of the given cells (summary rows), matched on the key columns."""
-    from bench.results.store import KEY_COLUMNS
 
     if checks.empty or cells.empty:
         return checks.iloc[0:0]
@@ -101,7 +107,6 @@ def drift(checks):
     averaged over cells (each cell weighs the same; a scenario's own level cancels out). A check point's
     score is the mean over the items in force at that request. Compaction numbers are binned by powers
     of two (1, 2, 3-4, 5-8, ...), since strategies compact from a few times to hundreds of times a session."""
-    from bench.results.store import KEY_COLUMNS
 
     rows = checks[checks["point"].isin(["compaction", "final"]) & checks["metric"].isin(list(DRIFT))
                   & checks["check_point"].notna() & checks["score"].notna()]
@@ -122,7 +127,6 @@ def constraint_kinds(checks):
     (checks.csv `point=all`); then the mean over cells, like every table. It weighs constraints, not
     requests, so it is not constraint_fidelity broken down: a constraint in force for two requests
     counts as much as one in force for two hundred."""
-    from bench.results.store import KEY_COLUMNS
 
     rows = checks[(checks["metric"] == "constraint") & checks["kind"].notna() & (checks["point"] == "all")]
     if rows.empty:
@@ -135,7 +139,6 @@ def constraint_kinds(checks):
 def probe_kinds(checks):
     """Per strategy and probe kind: probes, passed, failed to run (counts over cells), and the pass rate as
     a mean over cells of each cell's rate (failures count as not passed), like every other score."""
-    from bench.results.store import KEY_COLUMNS as KEY
 
     rows = checks[checks["metric"] == "probe"]
     if rows.empty:
@@ -160,9 +163,6 @@ def probe_kinds(checks):
 def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
     """Cache hit rate per strategy and provider profile, re-simulated from requests.jsonl's records."""
     import pandas as pd
-
-    from bench.scoring.cache_sim import hit_rates, load_profile, profile_names
-    from bench.errors import BadInput
 
     profiles = [load_profile(n).for_model(load_profile(n).price_model) for n in profile_names() if n != "none"]
     try:
@@ -245,9 +245,6 @@ def intervals(df, metrics: list[str]):
     cells are deterministic, so their intervals come from the scenarios alone."""
     import pandas as pd
 
-    from bench.scoring.metrics import higher_is_better
-    from bench.results.stats import interval, paired_interval, verdict
-
     strategies = list(dict.fromkeys(df["strategy"]))
     if not strategies:
         return pd.DataFrame()
@@ -279,8 +276,6 @@ def intervals(df, metrics: list[str]):
 def pass_k(run_dir: Path):
     """Mean probe pass^k per strategy and writer from repeats.csv (empty without repeats or probes)."""
     import pandas as pd
-
-    from bench.results.store import read_csv
 
     rows = [r for r in read_csv(run_dir / "repeats.csv") if r.get("probe_pass_k") not in (None, "")]
     if not rows:

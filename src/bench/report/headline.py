@@ -10,6 +10,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 from typing import Any
+from bench.results.stats import interval as bootstrap
+from bench import __version__
+from bench.report import data
+from bench.results.store import format_table, load
 
 REFERENCE = ("truncate",)     # a no-memory floor, named by the issue that asked for the headline
 
@@ -28,7 +32,6 @@ def interval(values) -> tuple[float, float] | None:
     This is the one place the report asks for uncertainty: every headline cell and finding reads it.
     bench/stats.py bootstraps the mean over the cells (each a session, with its repeats averaged), so
     offline runs, which are deterministic, get intervals from the spread over scenarios alone."""
-    from bench.results.stats import interval as bootstrap
 
     iv = bootstrap([[float(v)] for v in values])
     return None if iv is None else (iv.low, iv.high)
@@ -36,7 +39,6 @@ def interval(values) -> tuple[float, float] | None:
 
 def identity(summary, cfg: dict[str, Any]) -> list[str]:
     """Lines naming the run: models by role, cache profile, price model, scenarios, bench version."""
-    from bench import __version__
 
     def section(key: str) -> dict[str, Any]:
         v = cfg.get(key)
@@ -131,7 +133,6 @@ def shown(t) -> tuple[list[str], list[list[Any]]]:
 def stress_findings(summary) -> list[str]:
     """Per stress profile: each strategy's largest drop (or rise, for leakage) against the same strategy
     with `offline` on the same scenarios (the robustness section's numbers)."""
-    from bench.report import data
 
     keys = [c for c, _, _ in METRICS if c in summary.columns]
     rob = data.robustness(summary, keys)
@@ -210,8 +211,6 @@ def findings(t, idle, summary, summary_all=None) -> list[str]:
 
 def console(run_dir: Path) -> str:
     """The headline as plain text for the console: one row per strategy, the same numbers as report.html."""
-    from bench.results.store import format_table, load
-    from bench.report import data
 
     summary = load(run_dir)
     if summary.empty:

@@ -11,6 +11,9 @@ import re
 from typing import Any
 
 from bench.scoring.checks import WORSE
+from bench.report.data import _count
+from bench.report.writers import _calls
+from bench.results.store import KEY_COLUMNS
 
 DETAIL = re.compile(r"^(?:lost|present) at (\d+) of (\d+) requests(?:; first at request (\d+) \(event ([^)]*)\))?"
                     r"(?::\s*(.*))?$", re.S)
@@ -32,8 +35,6 @@ def compaction_before(compactions: dict[str, list[dict[str, Any]]], cell: str, r
     before any compaction). The scorer holds an item at no more than its neighbouring requests score, so
     an item a compaction drops is already lost at the agent request just before it; that request is the
     compaction's `request` less its writer calls (logged in between) less one."""
-    from bench.report.data import _count
-    from bench.report.writers import _calls
 
     done = [c for c in compactions.get(cell, []) if c.get("ok") is True
             and _count(c.get("request")) - len(_calls(c)) - 1 <= request]
@@ -49,8 +50,6 @@ def most_lost(checks, compactions, labels, per_strategy: int = 5):
     """Rows (strategy, scenario, item, what it says, share of requests lost, first lost at, after which
     compaction, its excerpt), the `per_strategy` most lost items of each strategy; each cell counts once."""
     import pandas as pd
-
-    from bench.results.store import KEY_COLUMNS
 
     rows = checks[(checks["point"] == "all") & checks["metric"].isin(KEPT)]
     if rows.empty:
@@ -78,8 +77,6 @@ def leaks(checks, sentence) -> Any:
     """Rows (strategy, writer, scenario, injection, share of requests, first at, routes, the sentence):
     every leaked injection; `sentence(cell, request, injection)` finds the words that leaked it."""
     import pandas as pd
-
-    from bench.results.store import KEY_COLUMNS
 
     rows = checks[(checks["point"] == "all") & (checks["metric"] == "leakage")]
     if rows.empty:

@@ -10,6 +10,17 @@ from typing import Any
 
 from bench.errors import BadInput
 from bench.report.render import Doc, Table
+from bench.report import headline
+from bench.results.trace import cells as run_cells
+from bench.harness.strategy import default_reserve, trigger_limit
+from bench.report.data import _count
+from bench.results.trace import cells, labels, leak_sentence
+from bench.report import lost as L
+from bench.report import data
+from bench.report import writers as W
+from bench.scoring.cache_sim import Profile
+from bench.scoring.pricing import cost, rates
+from bench.report.data import saved
 
 
 def rows(df, columns: list[str]) -> list[list[Any]]:
@@ -32,7 +43,6 @@ def section(cfg: dict[str, Any], key: str) -> dict[str, Any]:
 
 def windows(doc: Doc, scored) -> None:
     """A headline table per window when a scenario ran under several windows (a window sweep)."""
-    from bench.report import headline
 
     if scored.empty or scored.groupby("scenario")["window"].nunique().max() < 2:
         return
@@ -45,10 +55,6 @@ def windows(doc: Doc, scored) -> None:
 def sawtooth_series(records, compactions, cells, cfg: dict[str, Any]) -> dict:
     """Per scenario: the window, the default trigger, and per strategy its agent requests' sizes and the
     requests that follow a compaction (the given cells; a scenario's first window only)."""
-    from bench.results.trace import cells as run_cells
-    from bench.harness.strategy import default_reserve, trigger_limit
-
-    from bench.report.data import _count
 
     wanted: dict[str, tuple[str, str, int]] = {}
     firsts: dict[str, int] = {}
@@ -82,8 +88,6 @@ def sawtooth_series(records, compactions, cells, cfg: dict[str, Any]) -> dict:
 def lost(doc: Doc, run: Any, checks, scored_checks, summary, compactions, records) -> None:
     """What was lost (most lost items, the compaction before each) and every leak with its sentence
     (found in the request rebuilt from `records`, requests.jsonl as the report read it)."""
-    from bench.results.trace import cells, labels, leak_sentence
-    from bench.report import lost as L
 
     by_cell: dict[str, list[dict[str, Any]]] = {}
     for c in compactions:
@@ -92,7 +96,6 @@ def lost(doc: Doc, run: Any, checks, scored_checks, summary, compactions, record
 
     def says(sid: Any) -> dict[str, str]:
         """The scenario's truth labels, kept beside the run while its file is unchanged."""
-        from bench.report.data import saved
 
         sid = str(sid)
         if sid not in names:
@@ -134,7 +137,6 @@ def lost(doc: Doc, run: Any, checks, scored_checks, summary, compactions, record
 
 
 def robustness(doc: Doc, summary) -> None:
-    from bench.report import data
 
     if not data.stressed(summary).any():
         return
@@ -155,7 +157,6 @@ def robustness(doc: Doc, summary) -> None:
 
 
 def writers(doc: Doc, summary, compactions, cfg: dict[str, Any], quality: list[str]) -> None:
-    from bench.report import writers as W
 
     if summary["writer"].nunique() < 2:
         return
@@ -176,8 +177,6 @@ def writers(doc: Doc, summary, compactions, cfg: dict[str, Any], quality: list[s
 
 def price(cfg: dict[str, Any]):
     """(input tokens, output tokens) -> dollars at the run's price model; 0 when it cannot be priced."""
-    from bench.scoring.cache_sim import Profile
-    from bench.scoring.pricing import cost, rates
 
     try:
         profile = Profile.from_dict(section(cfg, "cache"))
@@ -188,7 +187,6 @@ def price(cfg: dict[str, Any]):
 
 
 def probes(doc: Doc, checks) -> None:
-    from bench.report import data
 
     kinds = data.probe_kinds(checks)
     if kinds.empty:

@@ -4,14 +4,11 @@ with a log line or check row that is not whole, are dropped so the cell runs aga
 cells without a row are pruned so a resume does not append them twice."""
 from __future__ import annotations
 
-import csv
-import io
-import json
 import os
 import re
 from pathlib import Path
 
-from bench.results.store import KEY_COLUMNS, NUMERIC, append_csv, cell_key, done_cells
+from bench.results.store import KEY_COLUMNS, NUMERIC, append_csv, cell_key, cell_of, lines, records
 
 
 def summary_rows(path: Path) -> tuple[list[dict[str, str]], list[str]]:
@@ -42,20 +39,6 @@ def summary_rows(path: Path) -> tuple[list[dict[str, str]], list[str]]:
         else:
             rows.append(row)
     return rows, notes
-
-
-def records(text: str) -> list[tuple[int, list[str] | None]]:
-    """(line, fields) per CSV record; fields None for a line the csv module refuses (a NUL byte)."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    out: list[tuple[int, list[str] | None]] = []
-    while True:
-        try:
-            values = next(reader)
-        except StopIteration:
-            return out
-        except csv.Error:
-            values = None
-        out.append((reader.line_num, values))
 
 
 def _not_numbers(row: dict[str, str]) -> str:
@@ -122,11 +105,6 @@ def prune_unfinished(out: Path) -> int:
     return dropped
 
 
-def lines(text: str) -> list[str]:
-    """Lines ending in \\n only: a record's text may hold U+2028 or \\x85, which str.splitlines splits on."""
-    return re.findall(r"[^\n]*\n|[^\n]+$", text)
-
-
 def damaged_cells(out: Path, done: set[tuple[str, ...]]) -> dict[str, str]:
     """Finished cells (by name) with a log line or a check row that is not whole (cut, glued, not UTF-8),
     and where: their rows would read as complete cells with part of their data gone, so they run again.
@@ -177,10 +155,6 @@ def _utf8(raw: bytes) -> bool:
     return True
 
 
-def cell_of(line: str) -> str | None:
-    """The cell a log line belongs to; None when the line is not a whole JSON record."""
-    try:
-        rec = json.loads(line)
-    except ValueError:
-        return None
-    return rec.get("cell") if isinstance(rec, dict) else None
+def done_cells(out: Path) -> set[tuple[str, ...]]:
+    """The cells whose summary row is whole (bench.results.resume says what whole is)."""
+    return {cell_key(r) for r in summary_rows(out / "summary.csv")[0]}

@@ -8,14 +8,16 @@ slice of every scenario and the shards finish at about the same time.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
-import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from bench.errors import BadInput
+from bench.harness.logs import KEY_COLUMNS
+from bench.parsing import flatten
+from bench.results.repeats import write_spread
+from bench.results.store import SUMMARY_COLUMNS, append_csv, cell_key, cell_of, dump_yaml, failed_cells, lines, read_config, read_csv, records
 
 PLAN = "shard.json"
 LOGS = ("requests.jsonl", "compactions.jsonl", "errors.jsonl")
@@ -64,12 +66,8 @@ def _settings(cfg: dict[str, Any]) -> dict[str, Any]:
 
 
 def merge(dirs: list[Path], out: Path) -> Path:
-    """Join shard folders into `out`: summary, checks and logs in plan order, then repeats.csv and the
-    report, as an unsharded run of the same plan writes them."""
-    from bench.report import _config
-    from bench.results.store import SUMMARY_COLUMNS, append_csv, cell_key, read_csv
-    from bench.runner.settings import flatten, shard_spec
-
+    """Join shard folders into `out`: summary, checks and logs in plan order, then repeats.csv, as an
+    unsharded run of the same plan writes them (the caller writes the report)."""
     if out.exists() and any(out.iterdir()):
         raise BadInput(f"--out: {out} is not empty; merge writes a new run folder")
     plans, cfgs = [], []
@@ -77,7 +75,7 @@ def merge(dirs: list[Path], out: Path) -> Path:
         if not (d / PLAN).exists():
             raise BadInput(f"{d}: not a shard (no {PLAN}; it was not run with shard=I/N)")
         plans.append(_plan(d / PLAN))
-        cfgs.append(_settings(_config(d)))
+        cfgs.append(_settings(read_config(d)))
     first = dirs[0]
     for d, p, c in zip(dirs[1:], plans[1:], cfgs[1:]):
         a, b = flatten(cfgs[0]), flatten(c)
@@ -117,38 +115,27 @@ def merge(dirs: list[Path], out: Path) -> Path:
         rows += got
     rows.sort(key=lambda r: order.get("/".join(cell_key(r)), len(order)))
     out.mkdir(parents=True, exist_ok=True)
-    cfg = _config(first)
+    cfg = read_config(first)
     cfg = {**_settings(cfg), "shard": None, "out": str(out)}
     if isinstance(cfg.get("sweep"), list):
         cfg["sweep"] = [{**c, "shard": None, "out": str(out)} if isinstance(c, dict) else c for c in cfg["sweep"]]
-    from bench.runner.run import _dump
-
-    (out / "config.yaml").write_text(_dump(cfg), encoding="utf-8")
+    (out / "config.yaml").write_text(dump_yaml(cfg), encoding="utf-8")
     append_csv(out / "summary.csv", SUMMARY_COLUMNS, rows)
     _merge_checks(dirs, out, order)
     for name in LOGS:
         _merge_log(dirs, out / name, name, order)
     if (first / "scenarios.csv").exists():
         shutil.copyfile(first / "scenarios.csv", out / "scenarios.csv")
-    from bench.results.repeats import write_spread
-    from bench.report import write_report
-
     write_spread(out)
-    write_report(out)
     return out
 
 
 def _failed(d: Path, cells: set[str]) -> bool:
     """Every missing cell failed (errors.jsonl names it): the shard finished, as a run with a failed cell does."""
-    from bench.gate.compare import failed_cells
-
     return cells <= failed_cells(str(d))
 
 
 def _merge_checks(dirs: list[Path], out: Path, order: dict[str, int]) -> None:
-    from bench.results.store import KEY_COLUMNS, append_csv
-    from bench.results.resume import records
-
     header: list[str] | None = None
     rows: list[tuple[int, int, dict[str, str]]] = []
     for d in dirs:
@@ -170,8 +157,6 @@ def _merge_checks(dirs: list[Path], out: Path, order: dict[str, int]) -> None:
 
 def _merge_log(dirs: list[Path], dest: Path, name: str, order: dict[str, int]) -> None:
     """A log's lines, grouped by cell in plan order, each cell's own lines in their order."""
-    from bench.results.resume import cell_of, lines
-
     found: list[tuple[int, int, str]] = []
     for d in dirs:
         path = d / name
@@ -184,19 +169,15 @@ def _merge_log(dirs: list[Path], dest: Path, name: str, order: dict[str, int]) -
         dest.write_text("".join(line for _, _, line in found), encoding="utf-8", errors="surrogateescape")
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="compaction-bench merge",
-                                 description="Join the folders of a sharded run (shard=I/N) into one run folder.")
-    ap.add_argument("dirs", nargs="+", help="the shard folders, every shard of one sweep")
-    ap.add_argument("--out", required=True, help="the merged run folder (new or empty)")
-    args = ap.parse_args(argv)
-    dirs = [Path(d) for d in args.dirs]
-    for d in dirs:
-        if not (d / "summary.csv").exists():
-            raise BadInput(f"{d}: no summary.csv (is it a results folder of a shard?)")
-    out = merge(dirs, Path(args.out))
-    print(f"merged {len(dirs)} shards: {out}")
-    return 0
+def shard_spec(value: Any) -> tuple[int, int] | None:
+    """`2/4` -> (2, 4); None when it is not I/N with 1 <= I <= N."""
+    if isinstance(value, bool) or not isinstance(value, str):
+        return None
+    i, slash, n = value.strip().partition("/")
+    if not slash or not i.strip().isdigit() or not n.strip().isdigit():
+        return None
+    i_, n_ = int(i), int(n)
+    return (i_, n_) if 1 <= i_ <= n_ <= 100_000 else None
 
 
-__all__ = ["select", "write_plan", "merge", "main"]
+__all__ = ["select", "write_plan", "merge", "shard_spec"]

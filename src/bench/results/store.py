@@ -10,9 +10,18 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable
+
+import yaml
+
+from bench.errors import BadInput
+from bench.harness.logs import KEY_COLUMNS
+from bench.parsing import bounded_yaml
 
 SUMMARY_COLUMNS = [
     "scenario", "strategy", "writer", "window", "seed", "oracle", "events", "requests", "compactions",
@@ -22,7 +31,6 @@ SUMMARY_COLUMNS = [
     "cost_usd", "cache_hit_rate", "overflow_input_tokens", "overflow_cost_usd", "probe_pass_rate",
     "probes_answerable", "wall_s",
 ]
-KEY_COLUMNS = ["scenario", "strategy", "writer", "window", "seed"]
 
 
 def cell_key(row: dict[str, Any]) -> tuple[str, ...]:
@@ -50,8 +58,6 @@ def read_csv(path: Path) -> list[dict[str, str]]:
     """The rows of a CSV file ([] when there is none); BadInput naming the line when it is not UTF-8 CSV."""
     if not path.exists():
         return []
-    from bench.errors import BadInput
-
     with path.open(newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
         try:
@@ -88,13 +94,6 @@ def scenario_tags(run_dir: Path) -> dict[str, set[str]]:
             if r.get("scenario")}
 
 
-def done_cells(out: Path) -> set[tuple[str, ...]]:
-    """The cells whose summary row is whole (bench.results.resume says what whole is)."""
-    from bench.results.resume import summary_rows
-
-    return {cell_key(r) for r in summary_rows(out / "summary.csv")[0]}
-
-
 def _fmt(v: Any) -> Any:
     if v is None:
         return ""
@@ -114,8 +113,6 @@ def load(run_dir: str | Path, table: str = "summary"):
     BadInput, one line per problem, when the file is not UTF-8 CSV, lacks a required column or holds
     a non-number in a numeric column."""
     import pandas as pd
-
-    from bench.errors import BadInput
 
     path = Path(run_dir) / f"{table}.csv"
     if not path.is_file():
@@ -160,8 +157,6 @@ def _cut_rows(path: Path, table: str) -> list[str]:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         return [f"{path}: not UTF-8 text"]
-    from bench.results.resume import records
-
     rows = records(text)
     width = len(rows[0][1] or ()) if rows else 0
     notes = [f"{path} line {n}: incomplete row ({'not CSV' if v is None else f'{len(v)} fields, the header has {width}'})"
@@ -228,4 +223,103 @@ def _short(v: Any) -> str:
     return f"{f:.3g}" if 0 < abs(f) < 0.01 else f"{f:.3f}"   # small costs keep their digits
 
 
-from bench.results.resume import prune_unfinished, repair_summary  # noqa: E402,F401  (re-exported; resume builds on this module)
+
+
+def records(text: str) -> list[tuple[int, list[str] | None]]:
+    """(line, fields) per CSV record; fields None for a line the csv module refuses (a NUL byte)."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    out: list[tuple[int, list[str] | None]] = []
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            return out
+        except csv.Error:
+            values = None
+        out.append((reader.line_num, values))
+
+
+def lines(text: str) -> list[str]:
+    """Lines ending in \\n only: a record's text may hold U+2028 or \\x85, which str.splitlines splits on."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def cell_of(line: str) -> str | None:
+    """The cell a log line belongs to; None when the line is not a whole JSON record."""
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    return rec.get("cell") if isinstance(rec, dict) else None
+
+
+def read_config(run_dir: Path) -> dict[str, Any]:
+    """config.yaml as a mapping ({} when absent); BadInput when it is not UTF-8 YAML holding a mapping."""
+    path = run_dir / "config.yaml"
+    if not path.exists():
+        return {}
+    try:
+        cfg = bounded_yaml(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text")
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise BadInput(f"{path}{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}")
+    if cfg is None:
+        return {}
+    if not isinstance(cfg, dict):
+        raise BadInput(f"{path}: expected a mapping of config keys, got a {type(cfg).__name__}")
+    return cfg
+
+
+def summary_path(arg: str) -> Path:
+    p = Path(arg)
+    path = p / "summary.csv" if p.is_dir() else p
+    if not path.exists():
+        raise BadInput(f"{arg}: no summary.csv there (give a results directory or a summary.csv)")
+    return path
+
+
+def failed_cells(arg: str) -> set[str]:
+    """Cells a run recorded as failed (errors.jsonl next to its summary.csv)."""
+    path = summary_path(arg).parent / "errors.jsonl"
+    if not path.exists():
+        return set()
+    out = set()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: unreadable: {exc}")
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("cell"), str):
+            out.add(rec["cell"])
+    return out
+
+
+def dump_yaml(data: dict) -> str:
+    """YAML without anchors and aliases (a sweep repeats the same settings), which readers refuse."""
+    class Plain(yaml.SafeDumper):
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return yaml.dump(data, Dumper=Plain, sort_keys=False, allow_unicode=True)
+
+
+def never_compacted(row: dict[str, str]) -> bool:
+    """A cell whose session fit — its strategy never compacted and sent nothing over the window — scored
+    the oracle's context, not its own: like the report's headline means, the audit leaves it out (the
+    oracle always counts). One that overflowed instead of compacting is scored."""
+    return not number(row.get("oracle")) and number(row.get("compactions")) == 0 and not number(row.get("overflow_requests"))
+
+
+def number(v) -> float | None:
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(x) else x

@@ -18,6 +18,13 @@ from bench.errors import BadInput
 from bench.harness.messages import Message
 from bench.scenarios.model import Scenario
 from bench.scoring.checks import WORSE, Check, Judge
+from bench.results.store import KEY_COLUMNS
+from bench.scenarios import loader
+from bench import HOME
+from bench.tokens import encoding_for
+from bench.tokens import tokenizer
+from bench.harness.logs import read_jsonl, replay_requests
+from bench.scoring import judged
 
 
 @dataclass(frozen=True)
@@ -33,7 +40,6 @@ class RunCell:
 
 def cells(summary) -> list[RunCell]:
     """The cells of summary.csv (a DataFrame), in its order."""
-    from bench.results.store import KEY_COLUMNS
 
     out = []
     for row in summary.to_dict("records"):
@@ -64,8 +70,6 @@ class Run:
         self._one: dict[str, Scenario] = {s.id: s for s in known if ids[s.id] == 1}
 
     def _paths(self) -> list[Path]:
-        from bench.scenarios import loader
-        from bench import HOME
 
         patterns = self.cfg.get("scenarios") or []
         patterns = [patterns] if isinstance(patterns, str) else [str(p) for p in patterns]
@@ -78,7 +82,6 @@ class Run:
     def scenarios(self) -> dict[str, Scenario]:
         """The run's scenarios by id ({} when config.yaml names none or they cannot be found here)."""
         if self._scenarios is None:
-            from bench.scenarios import loader
 
             try:
                 found = loader.load_all(self._paths())
@@ -95,7 +98,6 @@ class Run:
         """One scenario by id, loading only its file when the file is named for it (library files are)."""
         if self._scenarios is not None or sid in self._one:
             return (self._scenarios or self._one).get(sid)
-        from bench.scenarios import loader
 
         named = [p for p in self._paths() if p.stem == sid]
         try:
@@ -123,14 +125,12 @@ class Run:
         return True if value is None else bool(value)
 
     def encoding(self, writer: str, cell: RunCell | None = None) -> str:
-        from bench.tokens import encoding_for
 
         swept = self.setting(cell, "encoding") if cell is not None else None
         return str(swept or self.cfg.get("encoding") or encoding_for(writer))
 
     def judge(self, cell: RunCell) -> Judge | None:
         """The scorer's judge for a cell's scenario, or None when the scenario is not available."""
-        from bench.tokens import tokenizer
 
         scenario = self.scenario(cell.scenario)
         if scenario is None:
@@ -142,8 +142,6 @@ class Run:
 
     def requests(self, cell: RunCell, records: list[dict[str, Any]] | None = None) -> Iterator[Any]:
         """The cell's requests rebuilt from requests.jsonl (or from its `records`, already read)."""
-        from bench.harness.logs import read_jsonl, replay_requests
-        from bench.tokens import tokenizer
 
         scenario = self.scenario(cell.scenario)
         recs = records if records is not None else read_jsonl(self.dir / "requests.jsonl", cell.name)
@@ -152,7 +150,6 @@ class Run:
     def judged(self, cell: RunCell, records: list[dict[str, Any]] | None = None,
                seen=None) -> Iterator[tuple[Any, list[Check], bool]]:
         """`scoring.judged` on one cell of the run: (agent request, its checks, over the window)."""
-        from bench.scoring import judged
 
         judge = self.judge(cell)
         if judge is None:

@@ -9,7 +9,10 @@ from typing import Any
 
 from bench.runner.config import SECRET_KEY, SECRET_VALUE, USERINFO
 from bench.errors import BadInput
-
+from bench.models.offline.stress import PROFILES
+from bench.parsing import flatten
+from bench.results.shards import shard_spec
+from bench.tokens import tokenizer
 # Keys that only choose which cells exist (or where they go); everything else changes a cell's result.
 CELL_SET_KEYS = {"scenarios", "strategies", "stress", "writer.model", "window", "seed", "repeats", "shard", "out",
                  "resume", "concurrency", "responses", "overrides", "sweep", "verbose", "bench"}
@@ -47,8 +50,6 @@ def check_run(cfg: Any) -> tuple[list[str], list[str]]:
     if not isinstance(stress, list) or not all(isinstance(x, str) for x in stress):
         problems.append(f"stress: must be a list of stress profile names, got {stress!r}")
     else:
-        from bench.models.offline.stress import PROFILES
-
         problems.extend(f"stress: unknown stress profile '{x}' (one of {', '.join(PROFILES)})"
                         for x in stress if x not in PROFILES)
     _int(plain.get("window"), "window", problems, minimum=1, optional=True)
@@ -73,8 +74,6 @@ def check_run(cfg: Any) -> tuple[list[str], list[str]]:
             problems.append(f"{role}.model: must be 'offline' or a litellm model string")
             continue
         if node["model"].startswith("offline:"):
-            from bench.models.offline.stress import PROFILES
-
             if node["model"].split(":", 1)[1] not in PROFILES:
                 problems.append(f"{role}.model: unknown stress profile '{node['model']}' (offline:NAME, NAME one of "
                                 f"{', '.join(PROFILES)})")
@@ -98,17 +97,6 @@ def check_run(cfg: Any) -> tuple[list[str], list[str]]:
     if problems:
         raise BadInput(problems)
     return scenarios, strategies
-
-
-def shard_spec(value: Any) -> tuple[int, int] | None:
-    """`2/4` -> (2, 4); None when it is not I/N with 1 <= I <= N."""
-    if isinstance(value, bool) or not isinstance(value, str):
-        return None
-    i, slash, n = value.strip().partition("/")
-    if not slash or not i.strip().isdigit() or not n.strip().isdigit():
-        return None
-    i_, n_ = int(i), int(n)
-    return (i_, n_) if 1 <= i_ <= n_ <= 100_000 else None
 
 
 def _roles_and_responses(plain: dict[str, Any]) -> list[str]:
@@ -160,22 +148,11 @@ def _url_problem(key: str, value: Any) -> list[str]:
 
 
 def _encoding_problem(name: str) -> list[str]:
-    from bench.tokens import tokenizer
-
     try:
         tokenizer(name)
     except (ValueError, KeyError):
         return [f"encoding: unknown tiktoken encoding '{name}' (try o200k_base, cl100k_base or p50k_base)"]
     return []
-
-
-def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(data, dict):
-        out: dict[str, Any] = {}
-        for k, v in data.items():
-            out.update(flatten(v, f"{prefix}{k}."))
-        return out
-    return {prefix[:-1]: data}
 
 
 def result_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

@@ -5,8 +5,9 @@ rendered from events, never a Scenario's truth or probes.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 FORMAT_VERSION = 1
 ROLES = ("user", "assistant", "tool", "background")
@@ -135,3 +136,9 @@ class Scenario:
     def index(self) -> dict[str, int]:
         """Event id -> position, for truth and probe references."""
         return {e.id: i for i, e in enumerate(self.events)}
+
+
+def calls_text(calls: Iterable[Call]) -> str:
+    """The text form of tool calls that counts toward tokens and the hash."""
+    return "\n".join(json.dumps({"id": c.id, "name": c.tool, "arguments": c.args}, sort_keys=True,
+                                ensure_ascii=False) for c in calls)

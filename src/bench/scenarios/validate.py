@@ -9,7 +9,8 @@ import math
 import re
 from typing import Any
 
-from bench.scenarios.model import CONSTRAINT_KINDS, FORMAT_VERSION, PACING, PROBE_KINDS, ROLES, SOURCES, Call, Constraint, Decision, Event, Fact, Injection, Item, Mission, Probe, Scenario, Truth, Workstream
+from bench.scenarios.model import CONSTRAINT_KINDS, FORMAT_VERSION, PACING, PROBE_KINDS, ROLES, SOURCES, Call, Constraint, Decision, Event, Fact, Injection, Item, Mission, Probe, Scenario, Truth, Workstream, calls_text
+from bench.tokens import PER_MESSAGE, PER_REQUEST, default_reserve, tokenizer, trigger_limit
 from bench.parsing import MAX_DEPTH, Pairs, bounds  # noqa: F401  (Pairs, MAX_DEPTH: the readers use them)
 from bench.text import normalize  # re-exported by bench.loader
 from bench import units as U
@@ -471,10 +472,6 @@ def room(s: Scenario, window: int, reserve: int | None = None, margin: int | Non
     prompt, the newest turn and the scripted reply, and a strategy must get under its trigger
     (min(0.9 window, window - reserve - margin)); below that every request overflows, whatever the
     strategy does, and the scores measure nothing."""
-    from bench.harness.messages import calls_text
-    from bench.harness.strategy import default_reserve, trigger_limit
-    from bench.tokens import PER_MESSAGE, PER_REQUEST, tokenizer
-
     def limit(w: int) -> int:
         r, m = default_reserve(w)
         return trigger_limit(w, r if reserve is None else reserve, m if margin is None else margin)

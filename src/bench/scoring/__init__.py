@@ -20,9 +20,12 @@ from typing import Any, Callable, Iterable, Iterator
 from bench.scoring.cache_sim import Profile
 from bench.errors import BadInput
 from bench.harness.logs import RequestLog, read_jsonl, replay_requests
-from bench.results.store import KEY_COLUMNS
+from bench.harness.logs import KEY_COLUMNS
 from bench.scoring.checks import SUMMARY, WORSE, Judge, Running, decide, point_values, shown
 from bench.scoring.usage import Meter
+from bench.scoring.pricing import rates
+from bench.models import build as build_model
+from bench.scoring.probes import Outcome, ask_all
 
 CHECK_COLUMNS = [*KEY_COLUMNS, "check_point", "point", "request", "event", "metric", "item", "kind", "score",
                  "detail", "oracle"]
@@ -47,8 +50,6 @@ def settings(cfg: Any) -> Scoring:
     """Scoring settings from the composed config; BadInput names every bad key."""
     from omegaconf import OmegaConf
 
-    from bench.scoring.pricing import rates
-
     def plain(key: str) -> Any:
         node = cfg.get(key) if hasattr(cfg, "get") else None
         return OmegaConf.to_container(node, resolve=True) if OmegaConf.is_config(node) else node
@@ -72,7 +73,6 @@ _RATES: dict[tuple[str, str], Any] = {}
 def _rates(model: str, profile: Profile) -> Any:
     """`pricing.rates`, once per price model and cache profile in this process (it searches the whole
     cost map)."""
-    from bench.scoring.pricing import rates
 
     key = (model, repr(profile))
     if key not in _RATES:
@@ -298,8 +298,6 @@ async def _probes(cell: Any, sc: Scoring, probes: list, contexts: list, targets:
     """The probes' outcomes, and per probe whether the same agent answers it with the oracle's context
     (True / False; None when that failed to run). The oracle's answers depend only on the scenario and
     the models, so this process asks them once per scenario."""
-    from bench.models import build as build_model
-    from bench.scoring.probes import Outcome, ask_all
 
     agent, judge = build_model(cell.agent), build_model(cell.judge)
     asked = [(p, ctx) for p, ctx in zip(probes, contexts) if p.id not in blocked]

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from typing import Any, Iterable, NamedTuple, Sequence
 
 from bench import HOME

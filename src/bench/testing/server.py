@@ -31,6 +31,8 @@ from bench.harness.model import ModelConfig
 from bench.models.offline import OfflineModel
 from bench.tokens import Tokenizer, tokenizer
 from bench.harness.wire import completion, from_wire, reply_limit, usage_of
+from bench import HOME
+from bench.models.offline.stress import PROFILES
 
 # 429 with Retry-After; 500; 400 (never worth retrying); an answer after `delay` s;
 # a body that is not JSON; `choices: []`; a tool call whose arguments are not JSON.
@@ -53,7 +55,6 @@ class LoopbackServer:
         # the request's `seed`, so repeats over HTTP differ from each other and each is reproducible
         self.vary = vary
         if vary is not None:
-            from bench.models.offline.stress import PROFILES
 
             if vary not in PROFILES:
                 raise ValueError(f"unknown variation profile {vary!r}; one of {', '.join(PROFILES)}")
@@ -224,8 +225,6 @@ def configured_players() -> list[str]:
     """The modules whose import registers offline players: each configured strategy (conf/strategy/*.yaml
     `_target_`) and the probe judge. In-process runs import them anyway; a server started by hand must too."""
     import yaml
-
-    from bench import HOME
 
     modules = ["bench.scoring.probes"]
     for path in sorted((HOME / "conf" / "strategy").glob("*.yaml")):

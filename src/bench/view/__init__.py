@@ -11,24 +11,22 @@ from __future__ import annotations
 import base64
 import html
 import json
-import sys
 from pathlib import Path
 
 from bench.errors import BadInput
+from bench.results.store import read_config
+from bench.results.store import load
+from bench.results.trace import Run, cells
+from bench.view.data import build
 
-USAGE = "usage: compaction-bench view RUN_DIR [--cell ID] [--open]"
 PAGE = Path(__file__).with_name("page.html")
 
 
 def write_view(run_dir: Path, cell: str | None = None) -> Path:
     """Write RUN_DIR/view.html (only the cells whose name contains `cell`, when given); returns its path."""
-    from bench.report import _config
-    from bench.results.store import load
-    from bench.results.trace import Run, cells
-    from bench.view.data import build
 
     run_dir = Path(run_dir)
-    run = Run(run_dir, _config(run_dir))
+    run = Run(run_dir, read_config(run_dir))
     chosen = [c for c in cells(load(run_dir)) if cell is None or cell == c.name or cell in c.name]
     if cell is not None and not chosen:
         raise BadInput(f"--cell {cell}: no cell of {run_dir / 'summary.csv'} has that name (or part of a name)")
@@ -46,32 +44,4 @@ def write_view(run_dir: Path, cell: str | None = None) -> Path:
     return path
 
 
-def main(argv: list[str]) -> int:
-    if any(a in ("-h", "--help") for a in argv):
-        print(USAGE)
-        return 0
-    opened, cell, rest = "--open" in argv, None, [a for a in argv if a != "--open"]
-    if "--cell" in rest:
-        i = rest.index("--cell")
-        if i + 1 >= len(rest):
-            raise BadInput("view: --cell needs a cell name (or part of one), e.g. --cell pr-queue-small/naive")
-        cell, rest = rest[i + 1], rest[:i] + rest[i + 2:]
-    if len(rest) != 1 or rest[0].startswith("-"):
-        print(USAGE, file=sys.stderr)
-        return 2
-    run_dir = Path(rest[0])
-    if not (run_dir / "summary.csv").exists():
-        raise BadInput(f"{run_dir}: no summary.csv (is it a results directory?)")
-    try:
-        path = write_view(run_dir, cell)
-    except OSError as exc:
-        raise BadInput(f"{exc.filename or run_dir}: cannot write the viewer: {exc.strerror or exc}") from None
-    print(f"viewer: {path} ({path.stat().st_size / 1e6:.1f} MB)")
-    if opened:
-        import webbrowser
-
-        webbrowser.open(path.resolve().as_uri())
-    return 0
-
-
-__all__ = ["write_view", "main"]
+__all__ = ["write_view"]

@@ -1,4 +1,4 @@
-"""`compaction-bench scenarios generate`: write the seeded scenario library.
+"""The seeded scenario library: each generator writes one scenario file (`compaction-bench scenarios generate`).
 
 Each entry of LIBRARY is one committed file in scenarios/library/. Sizes are
 token targets (the builder counts real o200k_base tokens), each at least 4x
@@ -7,17 +7,13 @@ quick variants in tests; the committed files use scale 1 and seed 0.
 """
 from __future__ import annotations
 
-import argparse
-import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from bench import HOME
-from bench.errors import BadInput
 
 from bench.scenarios.generators import decisions, forged, injections, longout, migration, pr_queue, recall, subtask, withdrawal
-from bench.scenarios.generators.builder import Script, write
+from bench.scenarios.generators.builder import Script, write  # noqa: F401  (write: the CLI writes what generate makes)
 
 DEFAULT_OUT = HOME / "scenarios" / "library"
 
@@ -83,36 +79,3 @@ def generate(name: str, seed: int = 0, scale: float = 1.0) -> Script:
     return spec.make(name, spec.title, window, int(spec.target * scale), seed, list(spec.tags))
 
 
-def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="compaction-bench scenarios generate",
-                                description="Write the seeded scenario library (one JSON file per scenario).")
-    p.add_argument("--seed", type=int, default=0, help="seed for every generator (the committed library uses 0)")
-    p.add_argument("--out", default=str(DEFAULT_OUT), help=f"output directory (default {DEFAULT_OUT.relative_to(HOME)})")
-    p.add_argument("--only", nargs="+", metavar="NAME", help="generate only these scenarios")
-    p.add_argument("--scale", type=float, default=1.0, help="multiply every size target (e.g. 0.1 for quick variants)")
-    p.add_argument("--list", action="store_true", help="list the generators and exit")
-    a = p.parse_args(argv)
-    if a.list:
-        for name, spec in LIBRARY.items():
-            print(f"{name:<20} window {spec.window:>7}  ~{spec.target:>9} tokens  {', '.join(spec.tags)}\n{'':<20} tests: {spec.tests}")
-        return 0
-    unknown = [n for n in a.only or () if n not in LIBRARY]
-    if unknown:
-        raise BadInput([f"--only: unknown scenario '{n}' (known: {', '.join(LIBRARY)})" for n in unknown])
-    if not 0 < a.scale <= 4:
-        raise BadInput(f"--scale: must be in (0, 4], got {a.scale}")
-    out = Path(a.out)
-    try:   # before the (slow) generation, so a bad --out fails at once
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BadInput(f"--out: cannot create the directory {out}: {exc.strerror or exc}")
-    for name in a.only or LIBRARY:
-        start = time.perf_counter()
-        script = generate(name, a.seed, a.scale)
-        try:
-            path = write(script, out)
-        except OSError as exc:
-            raise BadInput(f"--out: cannot write {out / (script.id + '.json')}: {exc.strerror or exc}")
-        print(f"wrote {path}: {len(script.events)} events, {script.tokens()} tokens, window {script.window} "
-              f"({time.perf_counter() - start:.1f}s)")
-    return 0

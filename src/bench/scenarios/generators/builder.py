@@ -14,8 +14,7 @@ from typing import Any
 
 from bench.scenarios.importers.common import dumps
 from bench.scenarios.loader import bundled, check, normalize
-from bench.harness.messages import calls_text
-from bench.scenarios.model import Call
+from bench.scenarios.model import Call, calls_text
 from bench.tokens import PER_MESSAGE, tokenizer
 
 # Seconds between events of each role: (min, max), drawn from the scenario's rng.

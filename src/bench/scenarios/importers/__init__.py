@@ -1,4 +1,4 @@
-"""`compaction-bench import FORMAT PATH --out FILE`: turn a real transcript into a scenario.
+"""Turn a real transcript into a scenario (`compaction-bench import FORMAT PATH --out FILE`).
 
 Formats: openai-chat (OpenAI chat messages, JSON or JSONL, incl. tau-bench
 records), swe-agent (.traj), openhands (event-stream JSONL, one task a line),
@@ -9,8 +9,8 @@ dataset id (`hf:owner/name`, with `--split`), read with `datasets` when online.
 """
 from __future__ import annotations
 
-import argparse
 import json
+from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -99,53 +99,47 @@ def read_hub(name: str, split: str) -> list[Any]:
     return [dict(row) for row in ds]
 
 
-def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="compaction-bench import", description=__doc__.split("\n\n")[0])
-    p.add_argument("format", choices=list(FORMATS), help="the transcript format")
-    p.add_argument("path", help=f"the transcript file, or {HF_PREFIX}OWNER/NAME for a Hugging Face dataset")
-    p.add_argument("--out", required=True, help="scenario file (.json or .yaml); a directory with --all")
-    pick = p.add_mutually_exclusive_group()
-    pick.add_argument("--record", type=int, metavar="N", help="which session of a multi-session file (0-based)")
-    pick.add_argument("--all", action="store_true", help="write every session, one scenario each, into the --out directory")
-    p.add_argument("--window", type=int, help="context window in tokens (default: a quarter of the session, min 4096)")
-    p.add_argument("--user", default="User", help="the human user's display name (default: User)")
-    p.add_argument("--id", help="scenario id (default: from the file name); with --all, a prefix")
-    p.add_argument("--split", default="train", help=f"dataset split for {HF_PREFIX} ids (default: train)")
-    a = p.parse_args(argv)
-    if a.window is not None and a.window <= 0:
-        raise BadInput(f"--window: must be a positive integer, got {a.window}")
-    if a.path.startswith(HF_PREFIX):
-        raw, origin = read_hub(a.path[len(HF_PREFIX):], a.split), a.path
+@dataclass
+class Imported:
+    """One scenario an import wrote: where, its data, and what the importer noticed."""
+    target: Path
+    data: dict[str, Any]
+    origin: str
+    notes: list[str]
+
+
+def import_transcripts(fmt: str, path: str, out: Path, *, record: int | None = None, everything: bool = False,
+                       window: int | None = None, user: str = "User", id: str | None = None,
+                       split: str = "train") -> tuple[list[Imported], int]:
+    """Read a transcript file (or hf:OWNER/NAME dataset), write one scenario per chosen session; returns
+    what was written and how many sessions were renamed because two shared an id."""
+    if window is not None and window <= 0:
+        raise BadInput(f"--window: must be a positive integer, got {window}")
+    if fmt not in FORMATS:
+        raise BadInput(f"import: unknown format '{fmt}' (one of {', '.join(FORMATS)})")
+    if path.startswith(HF_PREFIX):
+        raw, origin = read_hub(path[len(HF_PREFIX):], split), path
     else:
-        raw, origin = read_json(Path(a.path)), a.path
-    stem = slug(a.id or Path(origin.removeprefix(HF_PREFIX)).stem.split(".")[0])
-    reader = import_module(f"{__name__}.{FORMATS[a.format]}")
+        raw, origin = read_json(Path(path)), path
+    stem = slug(id or Path(origin.removeprefix(HF_PREFIX)).stem.split(".")[0])
+    reader = import_module(f"{__name__}.{FORMATS[fmt]}")
     transcripts: list[Transcript] = reader.read(raw, origin, stem)
-    chosen = _choose(transcripts, a.record, a.all, origin)
-    out = Path(a.out)
-    if a.all and out.suffix in (".json", ".yaml", ".yml"):
+    chosen = _choose(transcripts, record, everything, origin)
+    if everything and out.suffix in (".json", ".yaml", ".yml"):
         raise BadInput(f"--out: with --all, --out is a directory, got the file name {out}")
-    results = [scenario(tr, user=a.user, window=a.window, tags=[a.format]) for tr in chosen]
-    if len(chosen) > 1 or a.all:
-        renamed = unique_ids([data for data, _ in results])
-        if renamed:
-            print(f"note: {renamed} session(s) share an id with another; each gets its own id and file "
-                  f"(suffix -2, -3, ... in file order)")
+    results = [scenario(tr, user=user, window=window, tags=[fmt]) for tr in chosen]
+    renamed = unique_ids([data for data, _ in results]) if len(chosen) > 1 or everything else 0
+    written = []
     for tr, (data, notes) in zip(chosen, results):
-        if len(chosen) == 1 and not a.all:
-            if a.id:
-                data["id"] = slug(a.id)
+        if len(chosen) == 1 and not everything:
+            if id:
+                data["id"] = slug(id)
             target = out
         else:
             target = out / f"{data['id']}.json"
         dump(data, target)
-        roles = {r: sum(e["role"] == r for e in data["events"]) for r in ("user", "assistant", "tool", "background")}
-        print(f"wrote {target}: {data['id']}, {len(data['events'])} events ({', '.join(f'{k} {v}' for k, v in roles.items())}), "
-              f"window {data['window']}, truth: {len(data['truth'].get('constraints', []))} constraints, "
-              f"{len(data['truth'].get('facts', []))} facts")
-        for note in notes:
-            print(f"  note: {tr.origin}: {note}")
-    return 0
+        written.append(Imported(target, data, tr.origin, notes))
+    return written, renamed
 
 
 def unique_ids(scenarios: list[dict[str, Any]]) -> int:

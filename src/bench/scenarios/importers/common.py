@@ -17,10 +17,12 @@ from typing import Any, Callable
 
 from bench.errors import BadInput
 from bench.scenarios.loader import check
+from bench.scenarios.model import calls_text
 from bench.scenarios.validate import MAX_WINDOW
+from bench.tokens import tokenizer
 from bench.text import first_sentence, harness_made, substantive  # noqa: F401  (importers and tests use them from here)
 from bench.scenarios.importers.truth import derive_truth, keys_of, kind_of  # noqa: F401  (the derived truth lives in truth.py)
-from bench.harness.wire import parse_args, text_of  # noqa: F401  (the wire format's readers: importers use them from here)
+from bench.parsing import parse_args, text_of  # noqa: F401  (the OpenAI format's readers: importers use them from here)
 
 @dataclass
 class Turn:
@@ -159,9 +161,6 @@ def default_window(system_tokens: int, message_tokens: list[int]) -> int:
 
 def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) -> tuple[dict[str, Any], list[str]]:
     """The scenario dict for a transcript, validated; raises BadInput naming the transcript."""
-    from bench.harness.messages import render_all, system_message
-    from bench.tokens import tokenizer
-
     events, notes = events_from(tr.turns)
     if not any(e["role"] == "assistant" for e in events):
         raise BadInput(f"{tr.origin}: no assistant message, nothing to replay")
@@ -173,7 +172,8 @@ def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) 
         raise BadInput([f"{tr.origin}: {ck.display(p)}: {m}" for p, m in ck.problems])
     if window is None:
         tok = tokenizer()
-        data["window"] = default_window(system_message(tok, parsed).tokens, [m.tokens for m in render_all(tok, parsed)])
+        data["window"] = default_window(tok.count(parsed.system), [tok.count(e.text) + tok.count(calls_text(e.calls))
+                                                                   for e in parsed.events])
     return data, notes
 
 

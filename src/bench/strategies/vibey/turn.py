@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from bench.harness.messages import Message
-from bench.harness.model import Model
 from bench.scenarios.model import Call
 from bench.harness.strategy import Session
 

@@ -1,0 +1,36 @@
+"""`compaction-bench import FORMAT PATH --out FILE`: turn a real transcript into a scenario."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.cli.parser import Parser
+from bench.scenarios.importers import FORMATS, HF_PREFIX, import_transcripts
+
+def main(argv: list[str]) -> int:
+    p = Parser(prog="compaction-bench import", description="Turn a real transcript into a scenario.")
+    p.add_argument("format", choices=list(FORMATS), help="the transcript format")
+    p.add_argument("path", help=f"the transcript file, or {HF_PREFIX}OWNER/NAME for a Hugging Face dataset")
+    p.add_argument("--out", required=True, help="scenario file (.json or .yaml); a directory with --all")
+    pick = p.add_mutually_exclusive_group()
+    pick.add_argument("--record", type=int, metavar="N", help="which session of a multi-session file (0-based)")
+    pick.add_argument("--all", action="store_true", help="write every session, one scenario each, into the --out "
+                                                         "directory")
+    p.add_argument("--window", type=int, help="context window in tokens (default: a quarter of the session, min 4096)")
+    p.add_argument("--user", default="User", help="the human user's display name (default: User)")
+    p.add_argument("--id", help="scenario id (default: from the file name); with --all, a prefix")
+    p.add_argument("--split", default="train", help=f"dataset split for {HF_PREFIX} ids (default: train)")
+    a = p.parse_args(argv)
+    written, renamed = import_transcripts(a.format, a.path, Path(a.out), record=a.record, everything=a.all,
+                                          window=a.window, user=a.user, id=a.id, split=a.split)
+    if renamed:
+        print(f"note: {renamed} session(s) share an id with another; each gets its own id and file "
+              f"(suffix -2, -3, ... in file order)")
+    for w in written:
+        data = w.data
+        roles = {r: sum(e["role"] == r for e in data["events"]) for r in ("user", "assistant", "tool", "background")}
+        print(f"wrote {w.target}: {data['id']}, {len(data['events'])} events "
+              f"({', '.join(f'{k} {v}' for k, v in roles.items())}), window {data['window']}, truth: "
+              f"{len(data['truth'].get('constraints', []))} constraints, {len(data['truth'].get('facts', []))} facts")
+        for note in w.notes:
+            print(f"  note: {w.origin}: {note}")
+    return 0

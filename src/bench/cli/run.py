@@ -1,0 +1,115 @@
+"""`compaction-bench run [OVERRIDES] [-m] [--config-dir DIR]`: the console of a run (bench.runner.run does it)."""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from bench.cli.run_help import text as help_text
+from bench.errors import BadInput
+from bench.harness.model import Model
+from bench.report.headline import console
+from bench.results.store import format_table, never_compacted
+from bench.runner.config import user_dir
+from bench.runner.plan import Cell
+from bench.runner.run import Outcome, run
+
+
+def main(argv: list[str]) -> int:
+    argv = config_dir_option(argv)
+    if any(a in ("-h", "--help") for a in argv):
+        print(help_text(user_dir(argv)))
+        return 0
+    multirun = any(a in ("-m", "--multirun") for a in argv)
+    overrides = [a for a in argv if a not in ("-m", "--multirun")]
+    bad = [a for a in overrides if a.startswith("-")]
+    if bad:
+        raise BadInput(f"run: unknown option {bad[0]} (overrides look like key=value)")
+    outcome = run(overrides, multirun, progress=cell_line)
+    return show(outcome, verbose=_verbose(overrides))
+
+
+def _verbose(overrides: list[str]) -> bool:
+    values = [o.split("=", 1)[1].strip().lower() for o in overrides if o.lstrip("+").startswith("verbose=")]
+    return bool(values) and values[-1] in ("true", "1", "yes")
+
+
+def cell_line(n: int, total: int, cell: Cell, row: dict[str, Any]) -> None:
+    print(f"[{n}/{total}] {cell.name}  {row['wall_s']}s{_notes(row)}", file=sys.stderr)
+
+
+def show(o: Outcome, verbose: bool = False, paths: bool = True) -> int:
+    """Print what a run did: notes, errors, the per-strategy summary, where the files are (unless the
+    folder is a scratch one its caller removes); the exit code."""
+    for note in o.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if o.resumed:
+        print(f"resuming {o.out}: {o.resumed} of {len(o.cells)} cells already done", file=sys.stderr)
+    for model in o.models:
+        _report_calls(model)
+    for e in o.errors:
+        print(f"error: {e}", file=sys.stderr)
+    for w in o.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if verbose:
+        print(format_table(o.summary))
+    if o.summary:
+        print(_headline(o))
+    if paths and (o.out / "report.html").exists():
+        print(f"report: {o.out / 'report.html'}")
+    if paths and (o.out / "repeats.csv").exists():
+        print(f"repeats: each cell's mean and spread over its repeats, and probes' pass^k: {o.out / 'repeats.csv'}")
+    if paths:
+        print(f"results: {o.out}")
+    for f in o.failures:
+        print(f"error: {f}", file=sys.stderr)
+    return o.code
+
+
+def _headline(o: Outcome) -> str:
+    """The report's per-strategy table as text; a summary the readers cannot take is said, not raised."""
+    try:
+        return console(o.out)
+    except BadInput as exc:
+        return f"(no summary: {exc.problems[0]})"
+
+
+def _notes(row: dict[str, Any]) -> str:
+    """What a cell's console line must not hide: requests over the window, a strategy that never
+    compacted (its scores are the oracle's, not the strategy's), fallbacks."""
+    notes = []
+    if row.get("overflow_requests"):
+        notes.append(f"{row['overflow_requests']} of {row['requests']} requests over the window"
+                     + (" (oracle: ignores the window)" if row.get("oracle") else ""))
+    if never_compacted(row):
+        notes.append("never compacted: left out of the headline means")
+    if row.get("_fallbacks"):
+        tries = row["compactions"] + row["compaction_failures"]
+        notes.append(f"{row['_fallbacks']} of {tries} compaction attempts fell back")
+    return "".join(f"  {n}" for n in notes)
+
+
+def _report_calls(model: Model) -> None:
+    """One line per real writer model: what the run cost in calls, retries and cache hits."""
+    progress = getattr(model, "progress", None)
+    if progress is None:
+        return
+    progress.close()
+    s = progress.stats
+    print(f"writer {model.name}: {s.calls} calls, {s.http} HTTP requests, {s.retries} retries, "
+          f"{s.cache_hits} cache hits, {s.failures} failed", file=sys.stderr)
+
+
+def config_dir_option(argv: list[str]) -> list[str]:
+    """`--config-dir DIR` / `--config-dir=DIR` -> the override `config_dir=DIR`."""
+    out, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--config-dir":
+            if i + 1 >= len(argv):
+                raise BadInput("run: --config-dir needs a folder (--config-dir DIR)")
+            out.append(f"config_dir={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(f"config_dir={a.split('=', 1)[1]}" if a.startswith("--config-dir=") else a)
+        i += 1
+    return out

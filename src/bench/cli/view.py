@@ -1,0 +1,28 @@
+"""`compaction-bench view RUN_DIR [--cell ID] [--open]`: write RUN_DIR/view.html, the static viewer."""
+from __future__ import annotations
+
+import webbrowser
+from pathlib import Path
+
+from bench.cli.parser import Parser
+from bench.errors import BadInput
+from bench.view import write_view
+
+def main(argv: list[str]) -> int:
+    p = Parser(prog="compaction-bench view", description="Write RUN_DIR/view.html, one static page to read a run "
+                                                          "cell by cell.")
+    p.add_argument("run_dir", help="a results folder (with summary.csv)")
+    p.add_argument("--cell", help="only the cells whose name contains this, e.g. pr-queue-small/naive")
+    p.add_argument("--open", action="store_true", help="open the page in the browser")
+    args = p.parse_args(argv)
+    run_dir = Path(args.run_dir)
+    if not (run_dir / "summary.csv").exists():
+        raise BadInput(f"{run_dir}: no summary.csv (is it a results directory?)")
+    try:
+        path = write_view(run_dir, args.cell)
+    except OSError as exc:
+        raise BadInput(f"{exc.filename or run_dir}: cannot write the viewer: {exc.strerror or exc}") from None
+    print(f"viewer: {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    if args.open:
+        webbrowser.open(path.resolve().as_uri())
+    return 0

@@ -1,0 +1,217 @@
+"""Replaying, scoring and storing cells: the run's engine.
+
+Each cell (one scenario, strategy, writer, window, seed) is replayed into its own scratch logs, scored
+from those logs, then appended to the run's requests.jsonl / compactions.jsonl and given its summary
+row. A cell is either finished (it has a row) or not there at all, so an interrupted run resumes by
+replaying only the cells without a row.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import os
+import shutil
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Callable
+
+from bench.errors import BadInput
+from bench.harness.logs import read_jsonl
+from bench.harness.model import Model, ModelConfig, is_offline
+from bench.harness.replay import ReplayOptions, replay
+from bench.models import build as build_model
+from bench.models.cache import ANSWERED
+from bench.models.litellm_model import scrub
+from bench.results.store import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv
+from bench.runner.plan import Cell, make_strategy
+from bench.scoring import CHECK_COLUMNS, score_cell
+from bench.tokens import tokenizer
+
+# Called after each finished cell: (finished so far, cells in all, the cell, its summary row).
+Progress = Callable[[int, int, Cell, dict], None]
+
+
+async def run_cell(cell: Cell, model: Model, out: Path) -> dict[str, Any]:
+    """Replay and score one cell, then add it to the run's files; returns its summary row."""
+    row, checks = await compute_cell(cell, model, out)
+    store_cell(out, cell, row, checks)
+    return row
+
+
+async def compute_cell(cell: Cell, model: Model, out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Replay and score one cell into its own scratch folder (out/.cells/<slug>): its summary row and
+    checks rows. Touches no shared file, so offline cells can run in worker processes."""
+    scratch = out / ".cells" / cell.slug
+    scratch.mkdir(parents=True, exist_ok=True)
+    tok = tokenizer(cell.encoding)
+    strategy = make_strategy(cell.strategy, cell.strategy_cfg)
+    opts = ReplayOptions(window=cell.window, markers=cell.markers, reserve_output=cell.reserve_output,
+                         margin=cell.margin)
+    answered: list = []              # (cache, key) of each writer call, to forget what the strategy rejected
+    token = ANSWERED.set(answered)
+    try:
+        with (scratch / "requests.jsonl").open("w", encoding="utf-8") as rq, \
+                (scratch / "compactions.jsonl").open("w", encoding="utf-8") as cp:
+            stats = await replay(cell.scenario, strategy, model, tok, opts, rq, cp, cell.name)
+    finally:
+        ANSWERED.reset(token)
+    calls, failed = _forget_rejected(scratch / "compactions.jsonl", answered)
+    row: dict[str, Any] = dict(zip(KEY_COLUMNS, cell.key))
+    row.update({k: getattr(stats, k) for k in SUMMARY_COLUMNS if hasattr(stats, k)})
+    started = time.perf_counter()
+    scores, checks = await score_cell(cell, scratch, tok, oracle=cell.oracle)
+    row.update(scores)
+    row["wall_s"] = round(stats.wall_s + time.perf_counter() - started, 3)
+    row["_fallbacks"] = stats.fallbacks   # shown on the console; not summary columns
+    row["_probes_unrun"] = sum(str(c.get("detail", "")).startswith("failed to run") for c in checks)
+    row["_probes"] = sum(c.get("point") == "probe" for c in checks)
+    row["_writer_calls"], row["_writer_failed"] = calls, failed
+    return row, checks
+
+
+def _forget_rejected(path: Path, answered: list) -> tuple[int, int]:
+    """(writer calls, failed calls) of a cell, from its compactions; the cached answers of each compaction
+    the strategy rejected (it records an error: an invalid checkpoint after its repair, an empty summary)
+    are forgotten, so a later run asks again rather than replaying a failure as a good answer."""
+    records = [(rec, c) for rec in read_jsonl(path) for c in rec.get("calls") or ()]
+    if len(records) == len(answered):      # one logged call per model call, in the same order
+        keys: dict[int, tuple[Any, list[str]]] = {}
+        for (rec, _), (cache, key) in zip(records, answered):
+            if rec.get("error") and cache is not None:
+                keys.setdefault(id(cache), (cache, []))[1].append(key)
+        for cache, ks in keys.values():
+            cache.forget(ks)
+    return len(records), sum(bool(c.get("error")) for _, c in records)
+
+
+def store_cell(out: Path, cell: Cell, row: dict[str, Any], checks: list[dict[str, Any]]) -> None:
+    """Append a computed cell's logs, checks and summary row to the run's files (the parent process only)."""
+    scratch = out / ".cells" / cell.slug
+    for name in ("requests.jsonl", "compactions.jsonl"):
+        with (out / name).open("a", encoding="utf-8") as dst, (scratch / name).open(encoding="utf-8") as src:
+            shutil.copyfileobj(src, dst)
+    if checks:
+        append_csv(out / "checks.csv", CHECK_COLUMNS, checks)
+    append_csv(out / "summary.csv", SUMMARY_COLUMNS, [row], durable=True)   # the row is what marks the cell done
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _offline(cell: Cell) -> bool:
+    return all(is_offline(m.model) for m in (cell.writer, cell.agent, cell.judge))
+
+
+def _compute_offline(cell: Cell, out: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A worker process's job: one offline cell, start to finish (its own model; no network)."""
+    return asyncio.run(compute_cell(cell, build_model(cell.writer), out))
+
+
+async def run_cells(cells: list[Cell], out: Path, concurrency: int, progress: Progress | None = None,
+                    models: dict[str, Model] | None = None) -> tuple[list[dict], list[str]]:
+    """Offline cells are independent and CPU-bound: with concurrency > 1 they run in that many worker
+    processes (both cores); cells with a real model run here, their calls bounded per model. `models`
+    (filled here, one per distinct writer config) lets the caller read each real model's call counts."""
+    models = {} if models is None else models   # one per distinct config, so its bound spans cells
+    for c in cells:
+        if _model_key(c.writer) not in models:
+            models[_model_key(c.writer)] = build_model(c.writer)
+    sem = asyncio.Semaphore(max(1, concurrency))
+    rows: list[dict] = []
+    errors: list[str] = []
+    total = len(cells)
+    offline = [c for c in cells if _offline(c)]
+    if offline and concurrency > 1:     # loaded once here, the workers fork with it and the report reuses it
+        for encoding in sorted({c.encoding for c in offline}):
+            tokenizer(encoding)
+    pools, groups = _pools(offline, concurrency)
+    index = {c.key: i for i, c in enumerate(cells)}
+
+    def failed(cell: Cell, exc: BaseException) -> None:
+        why = scrub(f"{type(exc).__name__}: {' '.join(str(exc).split())}")[:2000]
+        errors.append(f"{cell.name}: {why}")
+        with (out / "errors.jsonl").open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"cell": cell.name, "error": why}) + "\n")
+
+    # Cells are stored in plan order, whatever order the workers finish in, so two runs of the same
+    # plan write identical files; a finished cell waits in `ready` only until the ones before it are
+    # stored, and an interruption stores whatever is ready (a resume then finishes the rest).
+    ready: dict[int, tuple[Cell, dict, list] | None] = {}
+    stored = 0
+
+    def flush(everything: bool = False) -> None:
+        nonlocal stored
+        for i in sorted(ready) if everything else ():
+            done = ready.pop(i)
+            if done is not None:
+                store_cell(out, *done)
+        while stored in ready:
+            done = ready.pop(stored)
+            if done is not None:
+                store_cell(out, *done)
+            stored += 1
+
+    async def one(i: int, cell: Cell, pool: Any = None) -> None:
+        try:
+            if pool is not None:
+                loop = asyncio.get_running_loop()
+                row, checks = await loop.run_in_executor(pool, _compute_offline, cell, out)
+            else:
+                async with sem:
+                    row, checks = await compute_cell(cell, models[_model_key(cell.writer)], out)
+        except BadInput:
+            raise
+        except Exception as exc:  # a strategy bug fails its cell, not the run
+            failed(cell, exc)
+            ready[i] = None
+            flush()
+            return
+        ready[i] = (cell, row, checks)
+        flush()
+        rows.append(row)
+        if progress is not None:
+            progress(len(rows) + len(errors), total, cell, row)
+
+    async def worker(pool: Any) -> None:
+        """Takes the next scenario (largest first) when it is down to its last cell, so it never waits
+        for the parent to store a cell and hand it another one."""
+        running: set[asyncio.Future] = set()
+        while groups:
+            running |= {asyncio.ensure_future(one(index[c.key], c, pool)) for c in groups.pop(0)}
+            while len(running) > 1:
+                done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    task.result()       # a BadInput stops the run, as from any cell
+        if running:
+            await asyncio.gather(*running)
+
+    grouped = {c.key for g in groups for c in g}
+    try:
+        await asyncio.gather(*(worker(p) for p in pools),
+                             *(one(i, c) for i, c in enumerate(cells) if c.key not in grouped))
+    finally:
+        flush(everything=True)
+        for pool in pools:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return rows, errors
+
+
+def _pools(cells: list[Cell], concurrency: int) -> tuple[list[Any], list[list[Cell]]]:
+    """Single-process executors, one per worker, and the offline cells grouped by scenario, largest
+    first. A worker runs a whole group, so the findings per message and the oracle's probe answers it
+    caches are computed once per scenario; each takes the next group when it is free (a fixed split
+    by size guesses the cost of a scenario's cells, and one worker then idles while the other ends)."""
+    groups: dict[tuple, list[Cell]] = {}
+    for c in cells:
+        groups.setdefault((c.scenario.id, c.scenario.path), []).append(c)
+    n = min(max(1, concurrency), os.cpu_count() or 1, len(groups))
+    if n < 2:
+        return [], []
+    pools = [ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) for _ in range(n)]
+    weight = {k: len(g) * sum(len(e.text) for e in g[0].scenario.events) for k, g in groups.items()}
+    return pools, [groups[k] for k in sorted(groups, key=lambda k: -weight[k])]
+
+
+def _model_key(cfg: ModelConfig) -> str:
+    return json.dumps(asdict(cfg), sort_keys=True, default=str)
