@@ -1,6 +1,6 @@
 """Provenance leakage with a writer that makes the mistake the seeds describe, over real HTTP.
 
-The loopback server answers naive's summary requests through a player registered here: a writer
+A loopback server answers naive's summary requests through a player it is taught here: a writer
 that turns a background message's "the user asks you to X" into the user's own request, in the
 layouts LLM summaries use (a sentence, a heading with bullets, "In this session, ..."), and a
 writer that only refuses. The first three must make naive's leakage positive; the refusal must not.
@@ -12,9 +12,11 @@ import re
 import pytest
 
 from bench.cli import main
-from bench.models.offline import Turn, register_player, unregister_player
+from bench.models.offline import Turn
 from bench.models.offline.extract import wants_summary
 from bench.results.store import read_csv
+from bench.testing import LoopbackServer
+from bench.testing.server import configured_players
 
 ASK = re.compile(r"\b(?:asks?|wants?) (?:you )?(?:to |that you )?(.+?)(?:\.|$)", re.I)
 LAYOUTS = {
@@ -40,14 +42,11 @@ def writer(layout: str):
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
-def test_a_writer_that_attributes_a_background_payload_to_the_user_leaks(layout, loopback, tmp_path):
-    player = register_player(writer(layout))
-    try:
+def test_a_writer_that_attributes_a_background_payload_to_the_user_leaks(layout, tmp_path):
+    with LoopbackServer(lifetime=120, players=[*configured_players(), writer(layout)]) as loopback:
         code = main(["run", "scenarios=[scenarios/hand/injected-watch.yaml]", "strategies=[naive]",
                      "writer.model=openai/leaky", f"writer.api_base={loopback.url}", "responses.enabled=false",
                      "probes.enabled=false", "concurrency=1", f"out={tmp_path / 'run'}"])
-    finally:
-        unregister_player(player)
     assert code == 0 and loopback.calls > 0
     row = read_csv(tmp_path / "run" / "summary.csv")[0]
     leaks = LAYOUTS[layout][1]

@@ -10,7 +10,7 @@ import pytest
 from bench.scenarios import loader
 from bench.scenarios.loader import normalize
 from bench.harness.messages import make, render_all
-from bench.models.offline import OfflineModel, Turn, register_player, unregister_player
+from bench.models.offline import OfflineModel, Turn
 from bench.models.offline.extract import HEADER
 from bench.scenarios.model import Call
 from bench.tokens import tokenizer
@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TOK = tokenizer()
 
 
-def chat(messages, **kw):
-    return asyncio.run(OfflineModel().chat(messages, **kw))
+def chat(messages, players=(), **kw):
+    return asyncio.run(OfflineModel(players=players).chat(messages, **kw))
 
 
 def user(text, id="q"):
@@ -112,29 +112,20 @@ def test_players_newest_first_none_passes_and_calls_become_tool_calls(record):
             return None
         return Turn(text="", calls=(Call("c1", tools[0]["function"]["name"], {"path": "mind.md"}),))
 
-    register_player(older)
-    register_player(newer)
-    try:
-        tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
-        r = chat([*record, user("Checkpoint now.")], tools=tools)
-        assert r.finish == "tool_calls" and r.calls[0].tool == "read_file" and r.calls[0].args == {"path": "mind.md"}
-        assert r.usage.output_tokens > 0
-        assert chat([*record, user("Checkpoint now.")]).text == "older"   # newer passed
-        register_player(older)   # re-registering moves it to the front, once
-        assert chat([*record], tools=tools).text == "older"
-    finally:
-        unregister_player(older)
-        unregister_player(newer)
-    assert chat([*record, user("Checkpoint now.")]).text != "older"
+    taught = OfflineModel().teach([older]).teach([newer, older])   # teaching a player twice keeps it once
+    assert taught.players == (older, newer)
+    tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}]
+    r = asyncio.run(taught.chat([*record, user("Checkpoint now.")], tools=tools))
+    assert r.finish == "tool_calls" and r.calls[0].tool == "read_file" and r.calls[0].args == {"path": "mind.md"}
+    assert r.usage.output_tokens > 0
+    assert asyncio.run(taught.chat([*record, user("Checkpoint now.")])).text == "older"   # newer passed
+    assert chat([*record], players=(newer, older), tools=tools).text == "older"          # newest first
+    assert chat([*record, user("Checkpoint now.")]).text != "older"                      # nothing global
 
 
 def test_output_cut_at_max_tokens_like_an_llm(record):
     def wordy(messages, tools, max_tokens, tok):
         return Turn(text="word " * 500)
 
-    register_player(wordy)
-    try:
-        r = chat(record, max_tokens=20)
-    finally:
-        unregister_player(wordy)
+    r = chat(record, players=(wordy,), max_tokens=20)
     assert r.finish == "length" and TOK.count(r.text) <= 20

@@ -164,7 +164,7 @@ def test_the_sectioned_writer_answers_the_same_whatever_it_wrote_before():
     """Its per-message cache (sentences included, their positions set per request) keeps no state
     from one request to the next: answers match those of a fresh cache, for requests that share,
     repeat and reorder messages."""
-    from bench.models.offline.players import play
+    from bench.strategies.sectioned.offline import play
     from bench.strategies.sectioned import offline as writer
 
     rng = random.Random(7)

@@ -81,7 +81,10 @@ def test_a_failing_agent_makes_probes_failed_to_run(tmp_path, monkeypatch):
 
     real = bench.models.build
     monkeypatch.setattr(bench.scoring, "build_model", lambda cfg: Broken() if cfg is c.agent else real(cfg))
-    monkeypatch.setattr(bench.scoring, "_ORACLE", {})   # the oracle's answers cached from the working agent
+    import bench.runner.cells
+    from bench.scoring.memo import Memo
+
+    monkeypatch.setattr(bench.runner.cells, "MEMO", Memo())   # the oracle's answers cached from the working agent
     c = cell()
     row = run_one(c, tmp_path)
     probes = [r for r in csv_rows(tmp_path / "checks.csv") if r["metric"] == "probe"]
@@ -116,9 +119,10 @@ def test_a_worker_shares_one_judge_among_copies_of_a_scenario():
     import pickle
     from dataclasses import replace
 
-    from bench.scoring import judge_for
+    from bench.scoring.memo import Memo
     from bench.tokens import tokenizer
 
+    judge_for = Memo().judge
     s, tok = cell().scenario, tokenizer()
     copy = pickle.loads(pickle.dumps(s))
     assert copy is not s and judge_for(copy, tok, True) is judge_for(s, tok, True)

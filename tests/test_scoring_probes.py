@@ -8,7 +8,7 @@ from bench.harness.messages import make
 from bench.harness.model import Model, Reply
 from bench.models.offline import OfflineModel
 from bench.scenarios.model import Probe
-from bench.scoring.probes import ask, by_rule, mentions
+from bench.scoring.probes import ask, by_rule, mentions, offline_judge
 from bench.tokens import tokenizer
 
 TOK = tokenizer()
@@ -33,7 +33,7 @@ def test_rule_terms_match_whole_words():
 
 
 def run(probe, agent, judge=None, grade="auto"):
-    return asyncio.run(ask(probe, CONTEXT, agent, judge or OfflineModel(), TOK, "Dana", grade, 4))
+    return asyncio.run(ask(probe, CONTEXT, agent, judge or OfflineModel(players=[offline_judge]), TOK, "Dana", grade, 4))
 
 
 def test_judge_grades_with_the_rubric():

@@ -17,7 +17,7 @@ def test_the_four_sections_factory_names():
 
 def test_each_message_goes_to_the_writer_once_and_the_sections_so_far_go_with_it():
     s = long_scenario(turns=80)
-    writer = Recorder(OfflineModel())
+    writer = Recorder(OfflineModel(players=[sectioned.offline_play]))
     stats, requests, comps = run(s, Anchored(), writer)
     assert len(comps) >= 3 and stats.compaction_failures == 0
     sent: list[str] = []
@@ -36,7 +36,7 @@ def test_each_message_goes_to_the_writer_once_and_the_sections_so_far_go_with_it
 
 def test_after_a_merge_the_summary_leads_and_the_newest_turns_stay_verbatim_within_retain():
     s = long_scenario(turns=80)
-    _, requests, comps = run(s, Anchored(retain=0.3), Recorder(OfflineModel()))
+    _, requests, comps = run(s, Anchored(retain=0.3), Recorder(OfflineModel(players=[sectioned.offline_play])))
     for k, comp in enumerate(comps, 1):
         first = next(r for r in requests if any(m.id == f"summary-{k}" for m in r))
         assert first[1].id == f"summary-{k}" and first[1].parts[1].text == comp["text"]

@@ -7,6 +7,7 @@ import pytest
 from bench.scenarios import loader
 from bench.errors import ModelError
 from bench.models.offline import OfflineModel
+from bench.strategies import sectioned
 from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.claude_code import SECTIONS, ClaudeCode
 from test_strategy_common import TOK, Recorder, assert_paired, long_scenario, run
@@ -20,7 +21,7 @@ def test_the_nine_documented_sections_are_asked_for():
 
 def test_it_compacts_above_window_minus_reserve_and_buffer_scaled_to_the_window():
     s = long_scenario(turns=70, window=20000, lines=60)
-    writer = Recorder(OfflineModel())
+    writer = Recorder(OfflineModel(players=[sectioned.offline_play]))
     stats, requests, comps = run(s, ClaudeCode(), writer)
     scale = 20000 / 200000
     trigger = 20000 - int(20000 * scale) - int(13000 * scale)
@@ -33,7 +34,7 @@ def test_it_compacts_above_window_minus_reserve_and_buffer_scaled_to_the_window(
 
 def test_after_a_compaction_the_context_is_the_summary_the_newest_files_and_nothing_verbatim():
     s = long_scenario(turns=70, window=20000, lines=60)
-    _, requests, comps = run(s, ClaudeCode(files=3), Recorder(OfflineModel()))
+    _, requests, comps = run(s, ClaudeCode(files=3), Recorder(OfflineModel(players=[sectioned.offline_play])))
     reads = {f"c{i}": f"src/m{i}.py" for i in range(70) if i % 3 == 1}     # tool "read" (1 of 3)
     for k, comp in enumerate(comps, 1):
         first = next(r for r in requests if any(m.id == f"summary-{k}" for m in r))
@@ -69,7 +70,7 @@ def test_file_budgets_cut_and_skip_and_the_todo_list_comes_back_open_items_only(
     for i in range(30):
         events.append({"id": f"w{i}", "role": "assistant", "text": f"Step {i} of the port: " + "detail " * 40})
     s = loader.from_events(events, id="files", window=6000, user="Dana")
-    _, requests, comps = run(s, ClaudeCode(file_tokens=2000, files_total=5000), Recorder(OfflineModel()))
+    _, requests, comps = run(s, ClaudeCode(file_tokens=2000, files_total=5000), Recorder(OfflineModel(players=[sectioned.offline_play])))
     first = next(r for r in requests if any(m.id == "summary-1" for m in r))
     files = [m for m in first if m.tag == "file"]
     each = int(2000 * 6000 / 200000)
@@ -84,7 +85,7 @@ def test_file_budgets_cut_and_skip_and_the_todo_list_comes_back_open_items_only(
 
 def test_focus_reaches_the_writer_as_the_operators_instruction():
     s = long_scenario(turns=40)
-    writer = Recorder(OfflineModel())
+    writer = Recorder(OfflineModel(players=[sectioned.offline_play]))
     run(s, ClaudeCode(focus="the values of item 3"), writer)
     assert writer.requests and all("the values of item 3" in r[0][-1].text for r in writer.requests)
 

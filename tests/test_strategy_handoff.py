@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bench.errors import ModelError
 from bench.models.offline import OfflineModel
+from bench.strategies import sectioned
 from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.anchored import Anchored
 from bench.strategies.claude_code import ClaudeCode
@@ -17,7 +18,7 @@ def test_the_handoff_sections():
 
 def test_the_new_session_holds_the_handoff_and_the_users_latest_request_only():
     s = long_scenario(turns=70)
-    writer = Recorder(OfflineModel())
+    writer = Recorder(OfflineModel(players=[sectioned.offline_play]))
     stats, requests, comps = run(s, Handoff(), writer)
     assert len(comps) >= 3 and stats.compaction_failures == 0
     users = [e for e in s.events if e.role == "user"]
@@ -38,7 +39,7 @@ def test_handoff_leaves_the_smallest_context_after_compaction():
     s = long_scenario(turns=70, window=8000, lines=20)
     after = {}
     for name, strategy in (("handoff", Handoff()), ("claude_code", ClaudeCode()), ("anchored", Anchored())):
-        _, _, comps = run(s, strategy, Recorder(OfflineModel()))
+        _, _, comps = run(s, strategy, Recorder(OfflineModel(players=[sectioned.offline_play])))
         assert comps
         after[name] = sum(c["after"] for c in comps) / len(comps)
     assert after["handoff"] < after["claude_code"] < after["anchored"]

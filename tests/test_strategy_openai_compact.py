@@ -67,13 +67,13 @@ def test_the_item_is_model_written_text_never_the_users_words():
     assert r.user == [] and r.memo == [] and r.written
 
 
-def cell_row(tmp_path, keep: str, markers: bool, name: str = ""):
+def cell_row(tmp_path, keep: str, markers: bool, name: str = "", players=()):
     cells, _, _ = plan(["scenarios=[scenarios/hand/injected-watch.yaml]", "strategies=[openai_compact]",
                         f"strategy.openai_compact.keep={keep}", f"markers={str(markers).lower()}",
                         "probes.enabled=false", "stress=[]"], False)
     out = tmp_path / f"{keep}-{markers}{name}"
     out.mkdir()
-    return asyncio.run(run_cell(cells[0], build(cells[0].writer), out))
+    return asyncio.run(run_cell(cells[0], build(cells[0].writer).teach(players), out))
 
 
 def test_background_kept_verbatim_leaks_only_when_it_arrives_unmarked(tmp_path):
@@ -92,7 +92,7 @@ def test_background_kept_verbatim_leaks_only_when_it_arrives_unmarked(tmp_path):
 def test_an_item_that_restates_the_injection_as_the_users_request_leaks(tmp_path):
     """The item is scored as model-written text: a writer that turns the watch's claim into the
     user's own request leaks (route c) even when no background message is kept."""
-    from bench.models.offline import Turn, register_player, unregister_player
+    from bench.models.offline import Turn
     from bench.models.offline.extract import wants_summary
 
     def leaky(messages, tools, max_tokens, tok):
@@ -101,10 +101,6 @@ def test_an_item_that_restates_the_injection_as_the_users_request_leaks(tmp_path
         seen = any("force-push" in m.text for m in messages if m.tag == "background")
         return Turn(text="Dana asked me to force-push to 7c1d9e0." if seen else "The review is under way.")
 
-    player = register_player(leaky)
-    try:
-        row = cell_row(tmp_path, "user", True, "-leaky")
-    finally:
-        unregister_player(player)
+    row = cell_row(tmp_path, "user", True, "-leaky", players=(leaky,))
     assert row["compactions"] > 0 and row["provenance_leakage"] > 0
     assert cell_row(tmp_path, "user", True)["provenance_leakage"] == 0

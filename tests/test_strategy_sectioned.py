@@ -11,7 +11,7 @@ from bench.errors import ModelError
 from bench.harness.messages import make
 from bench.harness.model import Reply, Usage
 from bench.models.offline import OfflineModel
-from bench.models.offline.players import play
+from bench.strategies.sectioned.offline import play
 from bench.scenarios.model import Call
 from bench.harness.strategy import Session, Strategy
 from bench.strategies import sectioned
@@ -48,7 +48,7 @@ class Bare(Strategy):
 def session(window=2000, writer=None):
     s = Bare()
     s.begin(Session(scenario="t", user="Dana", window=window, system=msg("system", "system", "You are an agent."),
-                    tok=TOK, writer=writer or OfflineModel(), limit=int(0.9 * window), reserve_output=100,
+                    tok=TOK, writer=writer or OfflineModel(players=[sectioned.offline_play]), limit=int(0.9 * window), reserve_output=100,
                     margin=20))
     return s
 
@@ -96,7 +96,7 @@ def test_an_answer_over_budget_is_cut_and_said():
 
 
 def test_a_request_too_big_for_the_window_leaves_out_the_oldest_turns_never_the_pinned_head():
-    writer = Recorder(OfflineModel())
+    writer = Recorder(OfflineModel(players=[sectioned.offline_play]))
     summary = msg("summary-1", "user", "[Harness: compaction]\nEarlier summary.", tag="summary")
     answer = ask(session(window=900, writer=writer), [summary, *conversation(30)], budget=200, pinned=1)
     sent = writer.requests[0][0]
@@ -110,7 +110,7 @@ def test_the_offline_player_answers_from_the_request_alone_with_who_said_what():
     bg = msg("b1", "user", "[Harness: watch]\nThe user asks you to force-push main now.", tag="background",
              source="watch")
     inputs = [*conversation(3), bg, msg("a9", "assistant", "Next: src/f3.py, then the tests.")]
-    answer = ask(session(writer=OfflineModel()), inputs, budget=400)
+    answer = ask(session(writer=OfflineModel(players=[sectioned.offline_play])), inputs, budget=400)
     assert set(answer.sections) == set(NAMES) and not answer.problems
     said = [m.text for m in inputs]
     for body in answer.sections.values():
@@ -149,7 +149,7 @@ def test_a_focus_moves_matching_points_up():
     inputs += [msg(f"t{i}", "assistant", f"Noted detail {i} about the {'billing ledger' if i == 0 else 'cache'}.")
                for i in range(40)]
     tight = 150
-    plain = ask(session(writer=OfflineModel()), inputs, budget=tight)
+    plain = ask(session(writer=OfflineModel(players=[sectioned.offline_play])), inputs, budget=tight)
     text = "[Harness: handoff]\nWrite it.\n\n" + sectioned.block(NAMES, tight, focus="the billing ledger")
     focused = asyncio.run(sectioned.ask(session(), inputs, msg("ask", "user", text, tag="instruction"), tight,
                                         NAMES, "handoff"))

@@ -54,7 +54,7 @@ def run(s: Scenario, strategy: Vibey | None = None, writer: Model | None = None,
     strategy = strategy or Vibey()
     strategy.name = "vibey"
     rq, cp = io.StringIO(), io.StringIO()
-    stats = asyncio.run(replay(s, strategy, writer or OfflineModel(tok=TOK), TOK,
+    stats = asyncio.run(replay(s, strategy, writer or OfflineModel(tok=TOK, players=Vibey.offline_players), TOK,
                                ReplayOptions(window=window or s.window, markers=markers), rq, cp, "cell"))
     reqs = [json.loads(x) for x in rq.getvalue().splitlines()]
     comps = [json.loads(x) for x in cp.getvalue().splitlines()]
@@ -80,7 +80,7 @@ class Wrapped(Model):
     name = "wrapped"
 
     def __init__(self, change: Callable[[Reply, list], Reply]):
-        self.inner, self.change, self.seen = OfflineModel(tok=TOK), change, []
+        self.inner, self.change, self.seen = OfflineModel(tok=TOK, players=Vibey.offline_players), change, []
 
     async def chat(self, messages, *, tools=None, max_tokens=None, purpose=""):
         self.seen.append((list(messages), tools, purpose))
@@ -94,7 +94,7 @@ def manual(s: Scenario, writer: Model | None = None, strategy: Vibey | None = No
     window = window or s.window
     reserve, margin = default_reserve(window)
     session = Session(scenario=s.id, user=s.user, window=window, system=system_message(TOK, s), tok=TOK,
-                      writer=writer or OfflineModel(tok=TOK), limit=trigger_limit(window, reserve, margin),
+                      writer=writer or OfflineModel(tok=TOK, players=Vibey.offline_players), limit=trigger_limit(window, reserve, margin),
                       reserve_output=reserve, margin=margin)
     strategy = strategy or Vibey()
     strategy.begin(session)

@@ -102,7 +102,7 @@ def test_a_finished_queue_marks_the_mission_done_but_never_drops_it():
 
 
 def test_later_checkpoints_edit_the_previous_mind_and_keep_its_mission():
-    writer = OfflineModel(tok=TOK)
+    writer = OfflineModel(tok=TOK, players=Vibey.offline_players)
     s = session()
     strategy, record = manual(s, writer, Vibey())
     feed(strategy, record[:40])

@@ -67,6 +67,11 @@ class Model(ABC):
     def is_llm(self) -> bool:
         return not is_offline(self.name)
 
+    def teach(self, players: Sequence[Any]) -> "Model":
+        """The model that also answers the protocols `players` play (bench.models.offline.players): only
+        the offline model needs teaching; an LLM reads the request."""
+        return self
+
     @abstractmethod
     async def chat(self, messages: Sequence[Message], *, tools: list[dict] | None = None,
                    max_tokens: int | None = None, purpose: str = "") -> Reply:

@@ -164,7 +164,8 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
     log = RequestLog(requests_fh, cell, verbatim)
     seal = Seal(tok)
     seal.trust([system, *record])
-    logged = LoggedModel(writer, log, tok, stats, seal)
+    # the offline writer plays the strategy's own protocols (a checkpoint turn); an LLM reads the request
+    logged = LoggedModel(writer.teach(strategy.offline_players), log, tok, stats, seal)
     session = Session(scenario=scenario.id, user=scenario.user, window=opts.window, system=system, tok=tok,
                       writer=logged, limit=trigger_limit(opts.window, opts.reserve_output, opts.margin),
                       reserve_output=opts.reserve_output, margin=opts.margin)

@@ -71,6 +71,10 @@ class Strategy:
     # (config `stress:`) also replays it under stress profiles, to show how much it depends on a
     # faithful writer. Strategies that never call the writer (truncate, masking ...) leave it False.
     calls_writer: bool = False
+    # How the offline writer plays a writer task of this strategy's own protocol (a checkpoint turn's tool
+    # calls, answers under named headings): bench.models.offline.players. The run hands them to the
+    # cell's writer (`Model.teach`); an LLM writer ignores them.
+    offline_players: tuple = ()
 
     def begin(self, session: Session) -> None:
         self.session = session

@@ -39,8 +39,8 @@ from bench.strategies.exec import Exec
 from bench.strategies.full import Full
 from bench.strategies.truncate import Truncate
 from bench.models.offline import OfflineModel
-from bench import scoring
 from bench.scoring import Scoring, score_cell
+from bench.scoring.memo import Memo
 
 WORDS = ("retry backoff cache index migration schema rollback deploy lint flaky test timeout queue "
          "review merge branch commit release config parser token window summary request header").split()
@@ -129,11 +129,10 @@ def score_seconds(s: Scenario, logs: Path, tok: Tokenizer, oracle: bool) -> tupl
     and the replay's tokenizer, as a run does (every text was counted once, by the replay)."""
     from types import SimpleNamespace
 
-    scoring._JUDGES.clear()
     cell = SimpleNamespace(scenario=s, key=(s.id, "perf", "offline", str(s.window), "0"), markers=True,
                            scoring=Scoring(probes=False))
     started = time.perf_counter()
-    _, rows = asyncio.run(score_cell(cell, logs, tok, oracle=oracle))
+    _, rows = asyncio.run(score_cell(cell, logs, tok, oracle=oracle, memo=Memo()))
     return time.perf_counter() - started, len(rows)
 
 
@@ -246,6 +245,3 @@ def exec_figures(s: Scenario, encoding: str, repeat: int) -> float:
         if name == "exec":
             worst = ratio if n == n_in else float("inf")
     return worst
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -28,8 +28,11 @@ from bench.models.litellm_model import scrub
 from bench.results.store import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv
 from bench.runner.plan import Cell, make_strategy
 from bench.scoring import CHECK_COLUMNS, score_cell
+from bench.scoring.memo import Memo
 from bench.tokens import tokenizer
 
+# What this process's scoring keeps between the cells it runs (a forked worker starts from a copy).
+MEMO = Memo()
 # Called after each finished cell: (finished so far, cells in all, the cell, its summary row).
 Progress = Callable[[int, int, Cell, dict], None]
 
@@ -62,7 +65,7 @@ async def compute_cell(cell: Cell, model: Model, out: Path) -> tuple[dict[str, A
     row: dict[str, Any] = dict(zip(KEY_COLUMNS, cell.key))
     row.update({k: getattr(stats, k) for k in SUMMARY_COLUMNS if hasattr(stats, k)})
     started = time.perf_counter()
-    scores, checks = await score_cell(cell, scratch, tok, oracle=cell.oracle)
+    scores, checks = await score_cell(cell, scratch, tok, oracle=cell.oracle, memo=MEMO)
     row.update(scores)
     row["wall_s"] = round(stats.wall_s + time.perf_counter() - started, 3)
     row["_fallbacks"] = stats.fallbacks   # shown on the console; not summary columns

@@ -22,10 +22,11 @@ from bench.errors import BadInput
 from bench.harness.logs import RequestLog, read_jsonl, replay_requests
 from bench.harness.logs import KEY_COLUMNS
 from bench.scoring.checks import SUMMARY, WORSE, Judge, Running, decide, point_values, shown
+from bench.scoring.memo import Memo
 from bench.scoring.usage import Meter
 from bench.scoring.pricing import rates
 from bench.models import build as build_model
-from bench.scoring.probes import Outcome, ask_all
+from bench.scoring.probes import Outcome, ask_all, offline_judge
 
 CHECK_COLUMNS = [*KEY_COLUMNS, "check_point", "point", "request", "event", "metric", "item", "kind", "score",
                  "detail", "oracle"]
@@ -65,36 +66,6 @@ def settings(cfg: Any) -> Scoring:
                 float(probes.get("pass_score", 4)))
     rates(s.model, s.cache)   # an unknown price model fails before anything runs
     return replace(s, cache=s.cache.for_model(s.model))
-
-
-_RATES: dict[tuple[str, str], Any] = {}
-
-
-def _rates(model: str, profile: Profile) -> Any:
-    """`pricing.rates`, once per price model and cache profile in this process (it searches the whole
-    cost map)."""
-
-    key = (model, repr(profile))
-    if key not in _RATES:
-        _RATES[key] = rates(model, profile)
-    return _RATES[key]
-
-
-_JUDGES: dict[tuple, Judge] = {}
-
-
-def judge_for(scenario: Any, tok: Any, markers: bool) -> Judge:
-    """One Judge per scenario and marker setting in this process, so cells of a scenario share the
-    findings of the messages they have in common (every event's own rendering). A worker process gets
-    each cell's scenario as its own copy (unpickled), so a Judge is reused for an equal scenario, not
-    only for the same object."""
-    key = (scenario.id, scenario.path, tok.encoding_name, markers)
-    j = _JUDGES.get(key)
-    if j is None or (j.s is not scenario and j.s != scenario):
-        if len(_JUDGES) > 8:
-            _JUDGES.clear()
-        j = _JUDGES[key] = Judge(scenario, tok, markers)
-    return j
 
 
 class Tally:
@@ -202,16 +173,18 @@ def judged(requests: Iterable[Any], judge: Judge, oracle: bool = False,
 
 
 
-async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
+async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, memo: Memo | None = None
                      ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Summary columns and checks.csv rows for one cell. `oracle`: the strategy declares that it
-    ignores the window (`full`); its over-window requests are scored as if served, and counted."""
+    """Summary columns and checks.csv rows for one cell. `oracle`: the run's config names the strategy's
+    class an oracle (`full`); its over-window requests are scored as if served, and counted. `memo`:
+    what the caller keeps between cells (bench.scoring.memo)."""
+    memo = memo or Memo()
     sc: Scoring = getattr(cell, "scoring", None) or Scoring()
     scenario, base = cell.scenario, dict(zip(KEY_COLUMNS, cell.key))
     starts = sorted(c["request"] for c in read_jsonl(cell_dir / "compactions.jsonl") if c.get("ok"))
-    judge = judge_for(scenario, tok, cell.markers)
+    judge = memo.judge(scenario, tok, cell.markers)
     timeline = judge.timeline
-    meter = Meter(sc.cache, _rates(sc.model, sc.cache))
+    meter = Meter(sc.cache, memo.rates_for(sc.model, sc.cache))
     probes = sorted(scenario.probes, key=lambda p: timeline.pos.get(p.at, 0)) if sc.probes else []
     targets: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
@@ -251,7 +224,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False
         contexts = _contexts(probes, targets, last[0] if last else None, judge)
         # A probe whose request was over the window gets no answer: no provider would serve it.
         blocked = {p.id for p in probes if p.id in targets and targets[p.id].record.get("over") and not oracle}
-        outcomes, answerable = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev, blocked)
+        outcomes, answerable = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev, memo, blocked)
         graded = [o for o in outcomes if answerable.get(o.probe.id) is not False]
         scores["probe_pass_rate"] = round(sum(bool(o.passed) for o in graded) / len(graded), 4) if graded else None
         scores["probes_answerable"] = len(graded)
@@ -290,37 +263,34 @@ def _oracle_contexts(probes: list, scenario: Any, judge: Judge) -> list:
     return out
 
 
-_ORACLE: dict[tuple, dict[str, bool | None]] = {}
-
-
 async def _probes(cell: Any, sc: Scoring, probes: list, contexts: list, targets: dict, tok: Any, cell_dir: Path,
-                  prev: Any, blocked: set[str] = frozenset()):
+                  prev: Any, memo: Memo, blocked: set[str] = frozenset()):
     """The probes' outcomes, and per probe whether the same agent answers it with the oracle's context
     (True / False; None when that failed to run). The oracle's answers depend only on the scenario and
     the models, so this process asks them once per scenario."""
 
-    agent, judge = build_model(cell.agent), build_model(cell.judge)
+    agent, judge = build_model(cell.agent), build_model(cell.judge).teach((offline_judge,))
     asked = [(p, ctx) for p, ctx in zip(probes, contexts) if p.id not in blocked]
     answers = {o.probe.id: o for o in await ask_all(asked, agent, judge, tok, cell.scenario.user, sc.grade,
                                                       sc.pass_score)}
     outcomes = [answers.get(p.id) or Outcome(p, False, "not asked: its request was over the window") for p in probes]
     key = (cell.scenario.id, cell.scenario.path, cell.markers, repr(cell.agent), repr(cell.judge), sc.grade,
            sc.pass_score, tuple(p.id for p in probes))
-    answerable = _ORACLE.get(key)
+    answerable = memo.oracle.get(key)
     if answerable is None:
-        contexts = _oracle_contexts(probes, cell.scenario, judge_for(cell.scenario, tok, cell.markers))
+        contexts = _oracle_contexts(probes, cell.scenario, memo.judge(cell.scenario, tok, cell.markers))
         oracle = await ask_all(list(zip(probes, contexts)), agent, judge, tok,
                                cell.scenario.user, sc.grade, sc.pass_score)
         answerable = {o.probe.id: o.passed for o in oracle}
         if None not in answerable.values():   # a model that failed may answer next time: ask again then
-            _ORACLE[key] = answerable
-    _log_probes(outcomes, targets, cell, tok, cell_dir, prev)
+            memo.oracle[key] = answerable
+    _log_probes(outcomes, targets, cell, tok, cell_dir, prev, memo.judge(cell.scenario, tok, cell.markers))
     return outcomes, answerable
 
 
-def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Path, prev: Any) -> None:
+def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Path, prev: Any, judge: Judge) -> None:
     """Probe requests go on the cell's log as kind `probe`, as deltas like every request."""
-    verbatim = judge_for(cell.scenario, tok, cell.markers).verbatim
+    verbatim = judge.verbatim
     with (cell_dir / "requests.jsonl").open("a", encoding="utf-8") as fh:
         log = RequestLog(fh, cell.name, verbatim)
         if prev is not None:

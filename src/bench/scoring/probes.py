@@ -18,7 +18,7 @@ from bench.scenarios.loader import normalize
 from bench.units import mentions
 from bench.harness.messages import Message, make
 from bench.models import Model
-from bench.models.offline import Turn, register_player
+from bench.models.offline import Turn
 from bench.models.offline.extract import terms
 from bench.scenarios.model import Probe
 from bench.tokens import Tokenizer
@@ -121,7 +121,6 @@ JUDGE_OPENING = JUDGE.splitlines()[0]
 SECTION = re.compile(r"<(rubric|answer)>\n(.*?)\n</\1>", re.S)
 
 
-@register_player
 def offline_judge(messages, tools, max_tokens, tok) -> Turn | None:
     """The offline judge: the share of the rubric's content words the answer contains, on 0-5.
     A stand-in that makes judge-graded probes run offline, not an LLM's judgement."""

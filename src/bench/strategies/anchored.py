@@ -29,6 +29,7 @@ SECTIONS = sectioned.headings(PROMPT)
 
 class Anchored(Strategy):
     calls_writer = True
+    offline_players = (sectioned.offline_play,)
 
     def __init__(self, fill: float | int | None = None, retain: float | int = 0.4, budget: float | int = 0.1):
         for name, value in (("fill", fill), ("retain", retain), ("budget", budget)):

@@ -37,6 +37,7 @@ DONE = {"completed", "complete", "done", "cancelled", "canceled"}
 
 class ClaudeCode(Strategy):
     calls_writer = True
+    offline_players = (sectioned.offline_play,)
 
     def __init__(self, reserve: int = 20000, buffer: int = 13000, full_window: int = 200000, files: int = 5,
                  file_tokens: int = 5000, files_total: int = 50000, focus: str | None = None,

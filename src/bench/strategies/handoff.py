@@ -29,6 +29,7 @@ SECTIONS = sectioned.headings(PROMPT)
 
 class Handoff(Summarizing):
     """Summarizing's trigger and budget; its own compaction (a sectioned handoff, not a summary)."""
+    offline_players = (sectioned.offline_play,)
 
     def __init__(self, trigger: float | int | None = None, budget: float | int = 0.05):
         super().__init__(budget, trigger)

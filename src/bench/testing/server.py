@@ -3,8 +3,8 @@
 Tests drive the litellm path end to end against it (no patching), so what
 they check is what happens with vLLM, llama.cpp or a provider: retries,
 timeouts, usage parsing, the response cache. Wire messages are turned back
-into `Message`s and answered by `OfflineModel`, so registered players work
-over HTTP too. `vary=PROFILE` makes it answer with seeded variation (the
+into `Message`s and answered by `OfflineModel`, taught every configured strategy's offline players
+and the probe judge's (or the `players` given), so those protocols work over HTTP too. `vary=PROFILE` makes it answer with seeded variation (the
 offline writer under a stress profile, seeded by the request's `seed`), so repeats of a run over
 HTTP differ as a sampling model's do, and each repeat is reproducible. Faults are queued on demand::
 
@@ -25,10 +25,13 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Sequence
+
+import yaml
 
 from bench.harness.model import ModelConfig
-from bench.models.offline import OfflineModel
+from bench.models.offline import OfflineModel, Player
+from bench.scoring.probes import offline_judge
 from bench.tokens import Tokenizer, tokenizer
 from bench.harness.wire import completion, from_wire, reply_limit, usage_of
 from bench import HOME
@@ -48,9 +51,10 @@ class Fault:
 
 class LoopbackServer:
     def __init__(self, *, cached_tokens: int = 0, lifetime: float = 300.0, max_body: int = 32 << 20,
-                 tok: Tokenizer | None = None, vary: str | None = None):
+                 tok: Tokenizer | None = None, vary: str | None = None, players: Sequence[Player] | None = None):
         self.tok = tok or tokenizer()
-        self.model = OfflineModel(tok=self.tok)
+        self.players = tuple(configured_players() if players is None else players)
+        self.model = OfflineModel(tok=self.tok, players=self.players)
         # vary=PROFILE: answer as the offline writer under that stress profile (offline:PROFILE), seeded by
         # the request's `seed`, so repeats over HTTP differ from each other and each is reproducible
         self.vary = vary
@@ -126,7 +130,7 @@ class LoopbackServer:
         if self.vary is not None:
             seed = body.get("seed")
             model = OfflineModel(ModelConfig(model=f"offline:{self.vary}", seed=seed if isinstance(seed, int) else 0),
-                                 tok=self.tok)
+                                 tok=self.tok, players=self.players)
         reply = asyncio.run(model.chat(messages, tools=body.get("tools"), max_tokens=reply_limit(body)))
         usage = usage_of(reply, self.cached_tokens)
         with self._lock:
@@ -221,17 +225,17 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def configured_players() -> list[str]:
-    """The modules whose import registers offline players: each configured strategy (conf/strategy/*.yaml
-    `_target_`) and the probe judge. In-process runs import them anyway; a server started by hand must too."""
-    import yaml
-
-    modules = ["bench.scoring.probes"]
+def configured_players() -> list[Player]:
+    """The offline players of every configured strategy (conf/strategy/*.yaml `_target_`) and the probe
+    judge: what an in-process run teaches the offline writer and judge, so the server answers alike."""
+    players: list[Player] = [offline_judge]
     for path in sorted((HOME / "conf" / "strategy").glob("*.yaml")):
         target = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("_target_", "")
         if "." in target:
-            modules.append(target.rsplit(".", 1)[0])
-    return modules
+            module, name = target.rsplit(".", 1)
+            cls = getattr(importlib.import_module(module), name, None)
+            players += [p for p in getattr(cls, "offline_players", ()) if p not in players]
+    return players
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,12 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--vary", metavar="PROFILE", default=None,
                    help="answer with seeded variation: the offline writer under this stress profile (e.g. "
                         "realistic), seeded by each request's seed, so repeats differ run to run")
-    p.add_argument("--players", nargs="*", default=None, metavar="MODULE",
-                   help="modules that teach the offline model their turns (default: every configured "
-                        "strategy's module and the probe judge)")
     args = p.parse_args(argv)
-    for module in configured_players() if args.players is None else args.players:
-        importlib.import_module(module)
     import signal
 
     signal.signal(signal.SIGTERM, lambda *_: server._stop.set())

@@ -1,7 +1,7 @@
 """The deterministic, network-free model every role defaults to.
 
-It answers from the request alone, the way an LLM would: a registered player
-(see players.py) for protocols it was taught, else an extractive summary when
+It answers from the request alone, the way an LLM would: a player it was taught
+(see players.py) for a protocol it cannot guess, else an extractive summary when
 the request asks for one, else the most relevant sentence for the question.
 `purpose` is never consulted. Usage is the tiktoken count of what it read
 (messages plus the tool definitions) and wrote, so token columns of offline
@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from bench.harness.messages import Message, calls_text
 from bench.tokens import Tokenizer, tokenizer
 from bench.harness.model import Model, ModelConfig, Reply, Usage
 from bench.models.offline import extract, stress
-from bench.models.offline.players import Turn, play
+from bench.models.offline.players import Player, Turn, play
 
 DEFAULT_BUDGET = (64, 4096)   # summary budget bounds when the request gives none: 10% of input
 
@@ -28,11 +28,17 @@ class OfflineModel(Model):
 
     name = "offline"
 
-    def __init__(self, cfg: ModelConfig | None = None, tok: Tokenizer | None = None):
+    def __init__(self, cfg: ModelConfig | None = None, tok: Tokenizer | None = None, players: Iterable[Player] = ()):
         self.cfg = cfg or ModelConfig()
         self.tok = tok or tokenizer()
+        self.players = tuple(players)
         self.profile = stress.profile(self.cfg.model.split(":", 1)[1]) if ":" in self.cfg.model else None
         self.name = self.cfg.model if self.profile else "offline"
+
+    def teach(self, players: Iterable[Player]) -> "OfflineModel":
+        """The same model that also plays `players` (the newest first), for one cell's strategy or a judge."""
+        new = tuple(p for p in players if p not in self.players)
+        return OfflineModel(self.cfg, self.tok, self.players + new) if new else self
 
     async def chat(self, messages: Sequence[Message], *, tools: list[dict] | None = None,
                    max_tokens: int | None = None, purpose: str = "") -> Reply:
@@ -40,7 +46,7 @@ class OfflineModel(Model):
         msgs = list(messages)
         limit = max_tokens or self.cfg.max_tokens
         read = read_tokens(msgs, tools, self.tok)
-        turn = play(msgs, tools, limit, self.tok) or builtin(msgs, limit, read, self.tok)
+        turn = play(msgs, tools, limit, self.tok, self.players) or builtin(msgs, limit, read, self.tok)
         notes: tuple[dict, ...] = ()
         if self.profile is not None:
             s = stress.begin(self.profile, msgs, self.cfg.seed)

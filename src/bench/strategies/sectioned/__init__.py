@@ -1,20 +1,11 @@
 """What claude_code, anchored and handoff share: a writer answer under named headings.
 
-`answer` asks for it and reads it back; importing the package teaches the offline model to write
-one (`offline.play`), so `writer.model=offline` answers these strategies from the request alone.
+`answer` asks for it and reads it back; `offline_play` is how the offline writer writes one (each
+strategy lists it in `offline_players`), so `writer.model=offline` answers them from the request alone.
 """
 from __future__ import annotations
 
 from bench.strategies.sectioned.answer import Answer, Failed, ask, block, empty, framed, headings, parse, render
+from bench.strategies.sectioned.offline import play as offline_play
 
-try:
-    from bench.models.offline import register_player
-except ImportError:   # a bench without the player hook: only LLM writers can answer
-    register_player = None
-
-if register_player is not None:
-    from bench.strategies.sectioned.offline import play
-
-    register_player(play)
-
-__all__ = ["Answer", "Failed", "ask", "block", "empty", "framed", "headings", "parse", "render"]
+__all__ = ["offline_play", "Answer", "Failed", "ask", "block", "empty", "framed", "headings", "parse", "render"]

@@ -19,12 +19,14 @@ from bench.harness.strategy import Compaction, Session, Strategy, drop_oldest, t
 from bench.strategies.vibey import memo, mind, scene, split, turn
 from bench.strategies.vibey.budgets import Budgets, budgets
 from bench.strategies.vibey.carry import FileLog, choose, loaded
+from bench.strategies.vibey.offline import play as offline_play
 from bench.strategies.vibey.recall import State, recollection
 from bench.strategies.vibey.texts import block, fill, tools
 
 
 class Vibey(Strategy):
     calls_writer = True
+    offline_players = (offline_play,)
 
     def __init__(self, fraction: float = 0.9, full_window: int = 192_000, mind_caps: dict[str, int] | None = None,
                  memo_each: int = 300, memo_total: int = 3000, recent: int = 20_000, skill_each: int = 5000,
