@@ -61,14 +61,14 @@ def test_a_secret_in_a_role_config_is_refused_naming_the_key_not_the_value():
 
     from bench.runner.config import compose
     from bench.errors import BadInput
-    from bench.runner.settings import check_run
+    from bench.runner.settings import parse
 
     cfg = compose(BASE)
     OmegaConf.set_struct(cfg, False)
     cfg.writer.extra_headers = {"X-Api-Token": "plain-looking-value"}
     cfg.agent.api_base = f"http://me:{SECRET}@localhost:8000/v1"
     with pytest.raises(BadInput) as exc:
-        check_run(cfg)
+        parse(cfg)
     problems = exc.value.problems
     assert any(p.startswith("writer.extra_headers.X-Api-Token: holds a secret") for p in problems)
     assert any(p.startswith("agent.api_base: holds a secret") for p in problems)

@@ -42,17 +42,18 @@ def is_offline(model: str) -> bool:
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """How one role's model is configured (writer.*, agent.*, judge.*)."""
+    """How one role's model is configured (writer.*, agent.*, judge.*). `min` in a field's metadata is the
+    least value a run accepts (bench.runner.settings checks it)."""
     model: str = "offline"
     api_base: str | None = None
-    concurrency: int = 4
-    temperature: float = 0.0
-    timeout: float = 120.0
-    retries: int = 3
-    max_tokens: int | None = None
+    concurrency: int = field(default=4, metadata={"min": 1})
+    temperature: float = field(default=0.0, metadata={"min": 0})
+    timeout: float = field(default=120.0, metadata={"min": 0})
+    retries: int = field(default=3, metadata={"min": 0})
+    max_tokens: int | None = field(default=None, metadata={"min": 1})
     seed: int = 0                   # repeat index: part of the response-cache key
-    backoff: float = 1.0            # seconds before the first retry, doubled each time (Retry-After wins)
-    max_wait: float = 60.0          # cap on one wait between tries, whatever a server's Retry-After says
+    backoff: float = field(default=1.0, metadata={"min": 0})   # seconds before the first retry, doubled each time
+    max_wait: float = field(default=60.0, metadata={"min": 0})  # cap on one wait between tries (Retry-After too)
     cache_dir: str | None = None    # on-disk response cache (the run's `responses:` block); None: off
     refresh: bool = False           # ask again and overwrite cached answers (responses.refresh=true)
     extra: dict[str, Any] = field(default_factory=dict)   # passed through to litellm

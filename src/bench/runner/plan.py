@@ -19,7 +19,7 @@ from bench.harness.strategy import Strategy
 from bench.models.cache import responses_dir
 from bench.results.store import latest_run
 from bench.runner.config import compose, config_dirs, config_file, did_you_mean, expand_sweeps, scenario_bases
-from bench.runner.settings import check_run
+from bench.runner.settings import Settings, parse
 from bench.scenarios import loader
 from bench.scenarios.model import Scenario
 from bench.scenarios.validate import room
@@ -112,15 +112,15 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
     cells: list[Cell] = []
     cache: dict[tuple, list[Scenario]] = {}
     for cfg, variant in zip(cfgs, variants):
-        patterns, names = check_run(cfg)
+        s = parse(cfg)
+        patterns, names = s.scenarios, s.strategies
         if tuple(patterns) not in cache:
             cache[tuple(patterns)] = loader.load_all(loader.expand(patterns, base=scenario_bases(cfg)))
-        responses = cfg.get("responses") or {}
-        cache_dir = responses_dir(bool(responses.get("enabled", True)), responses.get("dir"))
-        refresh = bool(responses.get("refresh", False))
-        scoring = settings(cfg)
-        seeds = range(cfg.seed, cfg.seed + int(cfg.get("repeats") or 1))   # repeats: one cell per seed
-        writers = {(name, seed): _writers(model_config(cfg.writer, seed, cache_dir, refresh), cfg, name)
+        cache_dir = responses_dir(s.responses.enabled, s.responses.dir)
+        refresh = s.responses.refresh
+        scoring = settings(_plain(cfg.get("cache")) or {}, s.price.model, s.probes)
+        seeds = range(s.seed, s.seed + s.repeats)   # repeats: one cell per seed
+        writers = {(name, seed): _writers(model_config(cfg.writer, seed, cache_dir, refresh), cfg, s, name)
                    for name in names for seed in seeds}
         for scenario in cache[tuple(patterns)]:
             for name in names:
@@ -128,11 +128,11 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
                     for seed in seeds:
                         w = writers[name, seed][i]
                         cells.append(Cell(scenario, name, strategy_config(cfg, name), w,
-                                          cfg.window or scenario.window, seed, cfg.markers, cfg.reserve_output,
-                                          cfg.margin, cfg.encoding or encoding_for(w.model),
+                                          s.window or scenario.window, seed, s.markers, s.reserve_output,
+                                          s.margin, s.encoding or encoding_for(w.model),
                                           model_config(cfg.agent, seed, cache_dir, refresh),
                                           model_config(cfg.judge, seed, cache_dir, refresh), scoring, variant,
-                                          _oracle(cfg, name)))
+                                          strategy_config(cfg, name).get("_target_") in s.oracles))
     _check_room(cells)
     for c in {c.label: c for c in cells}.values():
         make_strategy(c.strategy, c.strategy_cfg)  # fail on a bad strategy config before anything runs
@@ -142,15 +142,17 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
     return list(unique.values()), cfgs[0], cfgs
 
 
-def _oracle(cfg: Any, name: str) -> bool:
-    """The run's config, not the strategy, says which classes are oracles (a strategy cannot declare it)."""
-    return strategy_config(cfg, name).get("_target_") in list(cfg.get("oracles") or ())
+def _plain(node: Any) -> Any:
+    from omegaconf import OmegaConf
+
+    return OmegaConf.to_container(node, resolve=True) if OmegaConf.is_config(node) else node
 
 
-def _writers(writer: ModelConfig, cfg: Any, name: str) -> list[ModelConfig]:
+def _writers(writer: ModelConfig, cfg: Any, s: Settings, name: str) -> list[ModelConfig]:
     """The writer, plus its stress profiles (config `stress:`) when it is the plain offline writer and
-    the strategy calls a writer: a run shows how much a design depends on a faithful writer."""
-    profiles = list(cfg.get("stress") or ())
+    the strategy calls a writer: a run shows how much a design depends on a faithful writer. (Oracles are
+    the run's `oracles:` classes: the config says which, never the strategy.)"""
+    profiles = s.stress
     if writer.model != "offline" or not profiles:
         return [writer]
     if not getattr(make_strategy(name, strategy_config(cfg, name)), "calls_writer", False):

@@ -1,141 +1,51 @@
-"""Type checks for the top-level run settings, so a bad override is one line, not a traceback.
+"""The run's settings as typed dataclasses, checked against their own declarations.
 
-Hydra accepts any value for an untyped key (`window=abc`, `markers=maybe`); these
-checks run on the composed config before anything is replayed.
+Hydra accepts any value for an untyped key (`window=abc`, `markers=maybe`). Each setting is declared
+once here, with its type and, in the field's metadata, its least value (`min`), its allowed values
+(`choices`) or a check of its own; `parse` reads the composed config into these classes and reports
+every value that does not fit, one line each, before anything is replayed. The defaults and the
+comments a user reads live in conf/config.yaml; `run --help` shows them.
 """
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable
+from urllib.parse import urlsplit
 
-from bench.runner.config import SECRET_KEY, SECRET_VALUE, USERINFO
 from bench.errors import BadInput
+from bench.harness.model import ModelConfig
 from bench.models.offline.stress import PROFILES
 from bench.parsing import flatten
 from bench.results.shards import shard_spec
+from bench.runner.config import SECRET_KEY, SECRET_VALUE, USERINFO
+from bench.scoring import GRADES
 from bench.tokens import tokenizer
+
 # Keys that only choose which cells exist (or where they go); everything else changes a cell's result.
 CELL_SET_KEYS = {"scenarios", "strategies", "stress", "writer.model", "window", "seed", "repeats", "shard", "out",
                  "resume", "concurrency", "responses", "overrides", "sweep", "verbose", "bench"}
 
 
-def _int(value: Any, key: str, problems: list[str], *, minimum: int, optional: bool) -> None:
-    if value is None and optional:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        what = "a positive integer" if minimum > 0 else "a non-negative integer"
-        problems.append(f"{key}: must be {what}{' or null' if optional else ''}, got {value!r}")
+def _shard(value: str) -> str:
+    return "" if shard_spec(value) is not None else f"must be I/N with 1 <= I <= N (e.g. shard=2/4), got {value!r}"
 
 
-def _names(value: Any, key: str, problems: list[str]) -> list[str]:
-    """A list of non-empty strings; a single string stands for a one-item list."""
-    items = [value] if isinstance(value, str) else value
-    if not isinstance(items, (list, tuple)) or not items or not all(isinstance(v, str) and v for v in items):
-        problems.append(f"{key}: must be a non-empty list of names, got {value!r}")
-        return []
-    return list(items)
+def _encoding(name: str) -> str:
+    try:
+        tokenizer(name)
+    except (ValueError, KeyError):
+        return f"unknown tiktoken encoding '{name}' (try o200k_base, cl100k_base or p50k_base)"
+    return ""
 
 
-def check_run(cfg: Any) -> tuple[list[str], list[str]]:
-    """Problems in a composed run config; returns (scenario patterns, strategy names) when there are none."""
-    from omegaconf import OmegaConf
-
-    plain = OmegaConf.to_container(cfg, resolve=True)
-    problems: list[str] = []
-    scenarios = _names(plain.get("scenarios"), "scenarios", problems)
-    strategies = _names(plain.get("strategies"), "strategies", problems)
-    oracles = plain.get("oracles") if plain.get("oracles") is not None else []
-    if not isinstance(oracles, list) or not all(isinstance(x, str) for x in oracles):
-        problems.append(f"oracles: must be a list of strategy class paths, got {oracles!r}")
-    stress = plain.get("stress") if plain.get("stress") is not None else []
-    if not isinstance(stress, list) or not all(isinstance(x, str) for x in stress):
-        problems.append(f"stress: must be a list of stress profile names, got {stress!r}")
-    else:
-        problems.extend(f"stress: unknown stress profile '{x}' (one of {', '.join(PROFILES)})"
-                        for x in stress if x not in PROFILES)
-    _int(plain.get("window"), "window", problems, minimum=1, optional=True)
-    _int(plain.get("seed"), "seed", problems, minimum=0, optional=False)
-    _int(plain.get("repeats", 1), "repeats", problems, minimum=1, optional=False)
-    if plain.get("shard") is not None and shard_spec(plain["shard"]) is None:
-        problems.append(f"shard: must be I/N with 1 <= I <= N (e.g. shard=2/4), got {plain['shard']!r}")
-    _int(plain.get("reserve_output"), "reserve_output", problems, minimum=0, optional=True)
-    _int(plain.get("margin"), "margin", problems, minimum=0, optional=True)
-    _int(plain.get("concurrency"), "concurrency", problems, minimum=1, optional=False)
-    for key in ("markers", "resume"):
-        if not isinstance(plain.get(key), bool):
-            problems.append(f"{key}: must be true or false, got {plain.get(key)!r}")
-    for key in ("out", "encoding"):
-        if plain.get(key) is not None and not isinstance(plain.get(key), str):
-            problems.append(f"{key}: must be a string or null, got {plain.get(key)!r}")
-    if isinstance(plain.get("encoding"), str):
-        problems.extend(_encoding_problem(plain["encoding"]))
-    for role in ("writer", "agent", "judge"):
-        node = plain.get(role)
-        if not isinstance(node, dict) or not isinstance(node.get("model"), str) or not node.get("model"):
-            problems.append(f"{role}.model: must be 'offline' or a litellm model string")
-            continue
-        if node["model"].startswith("offline:"):
-            if node["model"].split(":", 1)[1] not in PROFILES:
-                problems.append(f"{role}.model: unknown stress profile '{node['model']}' (offline:NAME, NAME one of "
-                                f"{', '.join(PROFILES)})")
-        for key in ("concurrency", "retries"):
-            _int(node.get(key), f"{role}.{key}", problems, minimum=1 if key == "concurrency" else 0, optional=False)
-        for key in ("timeout", "temperature", "backoff"):
-            v = node.get(key)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0):
-                problems.append(f"{role}.{key}: must be a non-negative number, got {v!r}")
-        _int(node.get("max_tokens"), f"{role}.max_tokens", problems, minimum=1, optional=True)
-    probes = plain.get("probes")
-    if probes is not None and not isinstance(probes, dict):
-        problems.append(f"probes: must be a mapping (probes.enabled=false to skip them), got {probes!r}")
-    elif isinstance(probes, dict):
-        score = probes.get("pass_score", 4)
-        if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 5:
-            problems.append(f"probes.pass_score: must be a number from 0 to 5, got {score!r}")
-        if not isinstance(probes.get("enabled", True), bool):
-            problems.append(f"probes.enabled: must be true or false, got {probes.get('enabled')!r}")
-    problems.extend(_roles_and_responses(plain))
-    if problems:
-        raise BadInput(problems)
-    return scenarios, strategies
+def _profiles(names: list[str]) -> str:
+    bad = [x for x in names if x not in PROFILES]
+    return f"unknown stress profile '{bad[0]}' (one of {', '.join(PROFILES)})" if bad else ""
 
 
-def _roles_and_responses(plain: dict[str, Any]) -> list[str]:
-    """What a run must not start with: a secret in a role's config (config.yaml would hold it), an
-    api_base that is not a URL (every call would fail after its retries, minutes later), and
-    responses.* of the wrong type (`responses.enabled=maybe` is not true)."""
-    problems = []
-    for role in ("writer", "agent", "judge"):
-        node = plain.get(role)
-        if not isinstance(node, dict):
-            continue
-        for key, value in flatten(node).items():
-            secret = value not in (None, "") and SECRET_KEY.search(key) or \
-                isinstance(value, str) and (SECRET_VALUE.search(value) or USERINFO.search(value))
-            if secret:
-                problems.append(f"{role}.{key}: holds a secret; keys come from the environment only (e.g. "
-                                f"OPENAI_API_KEY), never from the config, which is written to the results")
-        if node.get("api_base") is not None:
-            problems.extend(_url_problem(f"{role}.api_base", node["api_base"]))
-        wait = node.get("max_wait")
-        if wait is not None and (isinstance(wait, bool) or not isinstance(wait, (int, float)) or wait < 0):
-            problems.append(f"{role}.max_wait: must be a non-negative number of seconds, got {wait!r}")
-    responses = plain.get("responses")
-    if responses is not None and not isinstance(responses, dict):
-        problems.append(f"responses: must be a mapping (responses.enabled=false turns the cache off), got {responses!r}")
-    elif isinstance(responses, dict):
-        for key in ("enabled", "refresh"):
-            if not isinstance(responses.get(key, False), bool):
-                problems.append(f"responses.{key}: must be true or false, got {responses.get(key)!r}")
-        if responses.get("dir") is not None and not isinstance(responses["dir"], str):
-            problems.append(f"responses.dir: must be a directory path or null, got {responses['dir']!r}")
-    return problems
-
-
-def _url_problem(key: str, value: Any) -> list[str]:
-    from urllib.parse import urlsplit
-
-    if not isinstance(value, str):
-        return [f"{key}: must be a URL or null, got {value!r}"]
+def _url(value: str) -> str:
     try:
         url = urlsplit(value)
         url.port   # noqa: B018 - raises ValueError on a port that is not a number
@@ -143,16 +53,175 @@ def _url_problem(key: str, value: Any) -> list[str]:
         url = None
     if url is None or url.scheme not in ("http", "https") or not url.hostname or any(c.isspace() for c in value):
         shown = USERINFO.sub(r"\1:***@", value)[:80]
-        return [f"{key}: '{shown}' is not an http(s) URL (e.g. http://localhost:8000/v1)"]
-    return []
+        return f"'{shown}' is not an http(s) URL (e.g. http://localhost:8000/v1)"
+    return ""
 
 
-def _encoding_problem(name: str) -> list[str]:
-    try:
-        tokenizer(name)
-    except (ValueError, KeyError):
-        return [f"encoding: unknown tiktoken encoding '{name}' (try o200k_base, cl100k_base or p50k_base)"]
-    return []
+def _model(value: str) -> str:
+    if value.startswith("offline:") and value.split(":", 1)[1] not in PROFILES:
+        return f"unknown stress profile '{value}' (offline:NAME, NAME one of {', '.join(PROFILES)})"
+    return ""
+
+
+@dataclass(frozen=True)
+class Responses:
+    enabled: bool = True
+    refresh: bool = False
+    dir: str | None = field(default=None, metadata={"what": "a directory path"})
+
+
+@dataclass(frozen=True)
+class Probes:
+    enabled: bool = True
+    grade: str = field(default="auto", metadata={"choices": GRADES})
+    pass_score: float = field(default=4.0, metadata={"min": 0, "max": 5})
+
+
+@dataclass(frozen=True)
+class Price:
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The top-level run settings (conf/config.yaml); groups (strategy, suite, cache) are read elsewhere."""
+    scenarios: list[str] = field(metadata={"nonempty": True})
+    strategies: list[str] = field(metadata={"nonempty": True})
+    oracles: list[str] = field(default_factory=list, metadata={"what": "a list of strategy class paths"})
+    stress: list[str] = field(default_factory=list, metadata={"what": "a list of stress profile names",
+                                                              "check": _profiles})
+    window: int | None = field(default=None, metadata={"min": 1})
+    markers: bool = True
+    seed: int = field(default=0, metadata={"min": 0})
+    repeats: int = field(default=1, metadata={"min": 1})
+    shard: str | None = field(default=None, metadata={"check": _shard, "what": "I/N with 1 <= I <= N (e.g. shard=2/4)"})
+    reserve_output: int | None = field(default=None, metadata={"min": 0})
+    margin: int | None = field(default=None, metadata={"min": 0})
+    encoding: str | None = field(default=None, metadata={"check": _encoding})
+    concurrency: int = field(default=2, metadata={"min": 1})
+    out: str | None = None
+    resume: bool = False
+    verbose: bool = False
+    config_dir: str | None = None
+    responses: Responses = field(default_factory=Responses)
+    price: Price = field(default_factory=Price)
+    probes: Probes = field(default_factory=Probes)
+
+
+ROLES = ("writer", "agent", "judge")
+# What a mapping setting that is not a mapping is told: how to turn it off.
+HINTS = {"probes": " (probes.enabled=false to skip them)", "responses": " (responses.enabled=false turns the cache off)"}
+ROLE_CHECKS: dict[str, Callable[[Any], str]] = {"model": _model, "api_base": _url}
+
+
+def parse(cfg: Any) -> Settings:
+    """The composed config's settings, typed; BadInput with one line per value that does not fit."""
+    from omegaconf import OmegaConf
+
+    plain = OmegaConf.to_container(cfg, resolve=True) if OmegaConf.is_config(cfg) else dict(cfg)
+    problems: list[str] = []
+    settings = read(Settings, plain, "", problems)
+    for role in ROLES:
+        node = plain.get(role)
+        if not isinstance(node, dict) or not isinstance(node.get("model"), str) or not node.get("model"):
+            problems.append(f"{role}.model: must be 'offline' or a litellm model string")
+            continue
+        read(ModelConfig, node, f"{role}.", problems, ROLE_CHECKS, partial=True)
+        problems.extend(_secrets(role, node))
+    if problems:
+        raise BadInput(problems)
+    return settings
+
+
+def read(cls: type, data: Any, prefix: str, problems: list[str], checks: dict[str, Callable] | None = None,
+         partial: bool = False) -> Any:
+    """`cls` built from the mapping `data` by its fields' declarations; a value that does not fit is one
+    line in `problems` and leaves the field at its default. `partial`: only the keys present are checked
+    (a role's node also holds keys the model passes through)."""
+    if not isinstance(data, dict):
+        problems.append(f"{prefix.rstrip('.')}: must be a mapping{HINTS.get(prefix.rstrip('.'), '')}, got {data!r}")
+        data = {}
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue
+        key, value, kind = f"{prefix}{f.name}", data[f.name], hints[f.name]
+        if dataclasses.is_dataclass(kind):
+            nested = read(kind, {} if value is None else value, f"{key}.", problems)
+            if nested is not None:
+                values[f.name] = nested
+            continue
+        why, value = _fit(value, kind, f.metadata)
+        check = (checks or {}).get(f.name) or f.metadata.get("check")
+        if not why and check is not None and value is not None:
+            why = check(value)
+        if why:
+            problems.append(f"{key}: {why}")
+        else:
+            values[f.name] = value
+    if partial:
+        return None
+    missing = [f.name for f in dataclasses.fields(cls) if f.name not in values
+               and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    for name in missing:
+        if not any(p.startswith(f"{prefix}{name}:") for p in problems):
+            problems.append(f"{prefix}{name}: must be given")
+    return None if missing else cls(**values)
+
+
+def _fit(value: Any, kind: Any, meta: Any) -> tuple[str, Any]:
+    """(why `value` is not of `kind` within the field's bounds, or ''; the value, a lone name as a list)."""
+    optional = type(None) in typing.get_args(kind)
+    base = next((a for a in typing.get_args(kind) if a is not type(None)), kind) if optional else kind
+    if value is None:
+        return ("" if optional else _expected(base, meta, optional, value)), value
+    if typing.get_origin(base) is list:
+        if isinstance(value, str) and meta.get("nonempty"):
+            value = [value]           # a single name stands for a one-item list
+        ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) and v for v in value) and \
+            (bool(value) or not meta.get("nonempty"))
+        return ("" if ok else _expected(base, meta, optional, value)), list(value) if ok else value
+    if base is bool:
+        ok = isinstance(value, bool)
+    elif base is int:
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= meta.get("min", value)
+    elif base is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and \
+            meta.get("min", value) <= value <= meta.get("max", value)
+    elif base is str:
+        if isinstance(value, str) and meta.get("choices") and value not in meta["choices"]:
+            return f"'{value}' is not one of {', '.join(meta['choices'])}", value
+        ok = isinstance(value, str)
+    else:
+        ok = True
+    return ("" if ok else _expected(base, meta, optional, value)), value
+
+
+def _expected(base: Any, meta: Any, optional: bool, value: Any) -> str:
+    if meta.get("what"):
+        what = meta["what"]
+    elif typing.get_origin(base) is list:
+        what = "a non-empty list of names"
+    elif base is bool:
+        return f"must be true or false, got {value!r}"
+    elif base is int:
+        what = "a positive integer" if meta.get("min", 0) > 0 else "a non-negative integer"
+    elif base is float:
+        what = (f"a number from {meta['min']:g} to {meta['max']:g}" if "max" in meta else
+                "a non-negative number" if "min" in meta else "a number")
+    else:
+        what = "a string"
+    return f"must be {what}{' or null' if optional else ''}, got {value!r}"
+
+
+def _secrets(role: str, node: dict[str, Any]) -> list[str]:
+    """A secret in a role's config would be written to config.yaml: keys come from the environment only."""
+    return [f"{role}.{key}: holds a secret; keys come from the environment only (e.g. OPENAI_API_KEY), never from "
+            f"the config, which is written to the results"
+            for key, value in flatten(node).items()
+            if value not in (None, "") and SECRET_KEY.search(key) or
+            isinstance(value, str) and (SECRET_VALUE.search(value) or USERINFO.search(value))]
 
 
 def result_changes(old: dict[str, Any], new: dict[str, Any]) -> list[str]:

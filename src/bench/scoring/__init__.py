@@ -18,7 +18,6 @@ from bisect import bisect_right
 from typing import Any, Callable, Iterable, Iterator
 
 from bench.scoring.cache_sim import Profile
-from bench.errors import BadInput
 from bench.harness.logs import RequestLog, read_jsonl, replay_requests
 from bench.harness.logs import KEY_COLUMNS
 from bench.scoring.checks import SUMMARY, WORSE, Judge, Running, decide, point_values, shown
@@ -47,23 +46,11 @@ class Scoring:
         return self.price_model or self.cache.price_model
 
 
-def settings(cfg: Any) -> Scoring:
-    """Scoring settings from the composed config; BadInput names every bad key."""
-    from omegaconf import OmegaConf
-
-    def plain(key: str) -> Any:
-        node = cfg.get(key) if hasattr(cfg, "get") else None
-        return OmegaConf.to_container(node, resolve=True) if OmegaConf.is_config(node) else node
-
-    profile = Profile.from_dict(plain("cache") or {})
-    price = plain("price") or {}
-    probes = plain("probes")
-    probes = probes if isinstance(probes, dict) else {"enabled": True if probes is None else bool(probes)}
-    grade = str(probes.get("grade", "auto"))
-    if grade not in GRADES:
-        raise BadInput(f"probes.grade: '{grade}' is not one of {', '.join(GRADES)}")
-    s = Scoring(profile, str(price.get("model") or ""), bool(probes.get("enabled", True)), grade,
-                float(probes.get("pass_score", 4)))
+def settings(cache: dict[str, Any], price_model: str | None, probes: Any) -> Scoring:
+    """Scoring settings from the run's (typed) settings: the cache profile's mapping, the price model, and
+    probes.{enabled, grade, pass_score}; BadInput when the price model is unknown."""
+    s = Scoring(Profile.from_dict(cache), str(price_model or ""), probes.enabled, probes.grade,
+                float(probes.pass_score))
     rates(s.model, s.cache)   # an unknown price model fails before anything runs
     return replace(s, cache=s.cache.for_model(s.model))
 
