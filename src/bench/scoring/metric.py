@@ -69,7 +69,8 @@ class Metric:
 @dataclass(frozen=True)
 class Family:
     """One scorer's metrics, in summary.csv's column order. `scorer(cell)`, for a scorer `score_cell`
-    does not drive itself, gives an object fed every billed request (`add(request)`) whose `columns()`
-    are the cell's values; the built-in families share the Judge's reading and are wired in directly."""
+    does not drive itself, gives an object fed the cell's agent and compaction requests in order
+    (`add(request)`, a `harness.logs.LoggedRequest`) whose `columns()` are the cell's values; the
+    built-in families share the Judge's reading and the probe calls, so score_cell drives them itself."""
     metrics: tuple[Metric, ...]
     scorer: Callable[[Any], Any] | None = field(default=None, compare=False)
