@@ -163,7 +163,8 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                         "every request equally."))
     S.probes(doc, mine)
     doc.h("All cells")
-    money = [m.column for m in shown(CELLS)]     # cost ×full beside the cost it is made of
+    # what the cell paid (cost ×full beside the cost it is made of), then the shares (the cache's hits)
+    money = [m.column for m in sorted(shown(CELLS), key=lambda m: m.aggregate != "total")]
     money = [x for c in money for x in ([c, "cost_vs_full"] if c == "cost_usd" else [c])]
     acols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, *money])]
     doc.table(Table(acols, S.rows(summary, acols)))
