@@ -2,12 +2,12 @@
 
 Every place that lists metrics — summary.csv's columns, the gate's directions and defaults, repeats.csv,
 the console and report tables, the audit, the viewer, the docs' column tables — reads these fields
-through `bench.scoring.metrics`, so adding a metric is its scorer plus one declaration, and no list
-elsewhere can fall out of step with it.
+through `bench.scoring.metrics`, so adding a metric is its scorer plus one declaration (and the docs
+lines tests/test_metrics.py asks for), and no list elsewhere can fall out of step with it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 DIRECTIONS = ("higher", "lower", "count", "info")   # count: requests over the window; any rise fails
@@ -73,4 +73,4 @@ class Family:
     (`add(request)`, a `harness.logs.LoggedRequest`) whose `columns()` are the cell's values; the
     built-in families share the Judge's reading and the probe calls, so score_cell drives them itself."""
     metrics: tuple[Metric, ...]
-    scorer: Callable[[Any], Any] | None = field(default=None, compare=False)
+    scorer: Callable[[Any], Any] | None = None
