@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bench.results.store import never_compacted, number
+from bench.scoring.metrics import METRICS
 
 ORACLE, BASELINE = "full", "truncate"
 UNMARKED = "markers-false"       # the subfolder of the cells run without source markers
@@ -66,15 +67,13 @@ ADVERSARIES = (
     Adversary("doubt_all", ("provenance_leakage",), markers=False, pays=("constraint_fidelity", "goal_retention"),
               games="truncate with every user-role line opened by 'Unconfirmed:', run with markers=false"),
 )
-# Headline metrics in display order; True when higher is better.
-HEADLINE = {"goal_retention": True, "constraint_fidelity": True, "fact_retention": True, "decision_retention": True,
-            "user_words_retained": True, "probe_pass_rate": True, "provenance_leakage": False,
-            "stale_constraints": False, "rejected_revived": False}
-SHORT = {"goal_retention": "goal", "constraint_fidelity": "constraint", "fact_retention": "fact",
-         "decision_retention": "decision", "user_words_retained": "words", "probe_pass_rate": "probes",
-         "provenance_leakage": "leakage", "stale_constraints": "stale", "rejected_revived": "revived",
-         "overflow_requests": "overflow"}
-OVERFLOW = "overflow_requests"
+# The audited scores in display order, higher-is-better first; True when higher is better. The counts
+# (requests over the window) come after them, shown as counts and never "caught" on.
+AUDITED = [m for m in METRICS if m.audited]
+HEADLINE = {m.column: m.higher for m in sorted(AUDITED, key=lambda m: not m.higher) if m.direction != "count"}
+COUNTED = [m.column for m in AUDITED if m.direction == "count"]
+SHORT = {m.column: m.short for m in AUDITED}
+OVERFLOW = "overflow_requests"   # what `stop_compacting` must show
 
 
 def _fmt(x: float | None, sign: bool = False) -> str:
@@ -116,7 +115,7 @@ def assess(rows: list[dict[str, str]], min_gap: float,
         by, scenarios = sets[adv.markers]
         ref = BASELINE if adv.pays else ORACLE
         mine, per = [], detail.setdefault(adv.name, {})
-        for metric in [*HEADLINE, OVERFLOW]:
+        for metric in [*HEADLINE, *COUNTED]:
             o, b, a, r = [], [], [], []
             for s in scenarios:
                 rv = number(by.get((s, ref), {}).get(metric))
@@ -133,7 +132,7 @@ def assess(rows: list[dict[str, str]], min_gap: float,
             if not a:
                 continue
             om, am = _mean(o), _mean(a)
-            caught = metric != OVERFLOW and _told(metric, am - _mean(r), min_gap)
+            caught = metric not in COUNTED and _told(metric, am - _mean(r), min_gap)
             target = metric in adv.targets or (adv.overflow and metric == OVERFLOW)
             mine.append(Line(adv.name, metric, om, _mean(b), am, None if om is None else am - om, caught, target,
                              len(a)))
@@ -213,7 +212,7 @@ def table(lines: list[Line]) -> str:
     count = lambda v, sign=False: "" if v is None else f"{v:+.1f}" if sign else f"{v:.1f}"   # noqa: E731
     for x in lines:
         vs = None if x.baseline is None or x.value is None else x.value - x.baseline
-        if x.metric == OVERFLOW:
+        if x.metric in COUNTED:
             verdict = "overflows" if x.value else ""
             nums = [count(x.oracle), count(x.baseline), count(x.value), count(x.gap, True), count(vs, True)]
         else:
@@ -241,7 +240,7 @@ def by_scenario(detail: dict) -> str:
     out = []
     for adv in ADVERSARIES:
         per = detail.get(adv.name) or {}
-        metrics = [m for m in [*HEADLINE, OVERFLOW] if any(m in v for v in per.values())]
+        metrics = [m for m in [*HEADLINE, *COUNTED] if any(m in v for v in per.values())]
         if not per:
             continue
         head = ["scenario", *(SHORT.get(m, m) for m in metrics)]
@@ -252,7 +251,7 @@ def by_scenario(detail: dict) -> str:
                 v = per[s].get(m)
                 if v is None:
                     row.append("")
-                elif m == OVERFLOW:
+                elif m in COUNTED:
                     row.append(f"{v[0]:g} ({v[1]:+g})")
                 else:
                     row.append(f"{_fmt(v[0])} ({_fmt(v[1], True)}){'*' if v[2] else ''}")

@@ -19,12 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.errors import BadInput
-from bench.gate.thresholds import RELATIVE, Gate, load as load_gate, parse_flag
-from bench.scoring.metrics import COUNTS, INFO, higher_is_better
+from bench.gate.thresholds import Gate, load as load_gate, parse_flag
+from bench.scoring.metric import COMPARE
+from bench.scoring.metrics import COUNTS, RELATIVE, higher_is_better, shown
 from bench.results.store import KEY_COLUMNS, cell_key, failed_cells, read_csv, scenario_tags, summary_path
 from bench.results.stats import EPS, Interval, paired_interval, unpaired_interval, verdict
 
 CELL = ("scenario", "strategy", "writer", "window")   # a cell; its repeats differ in seed
+INFO = ["compactions", *(m.column for m in shown(COMPARE))]   # in the table of means, never gated
 
 
 def read_summary(arg: str) -> list[dict[str, str]]:

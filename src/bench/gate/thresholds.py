@@ -29,7 +29,6 @@ from bench.parsing import line_map, parse
 
 DEFAULT_MAX_DROP = 0.02
 KEYS = ("max_drop", "metrics", "tags", "noise_aware", "all_cells")
-RELATIVE = {"cost_usd"}   # thresholds that are a share of the base value
 
 
 @dataclass
@@ -135,4 +134,4 @@ def parse_flag(text: str, flag: str) -> tuple[str | None, str, float]:
     return (tag if colon else None), metric, x
 
 
-__all__ = ["Gate", "load", "parse_flag", "DEFAULT_MAX_DROP", "RELATIVE"]
+__all__ = ["Gate", "load", "parse_flag", "DEFAULT_MAX_DROP"]

@@ -17,6 +17,8 @@ from bench.results.store import load
 from bench.results.trace import Run
 from bench.report import data, figures, headline
 from bench.report import sections as S
+from bench.scoring.metric import CELLS
+from bench.scoring.metrics import COUNTS, shown
 
 if TYPE_CHECKING:
     from bench.scenarios.model import Scenario
@@ -78,12 +80,9 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     doc.table(Table(cols, body, "One row per strategy; reference rows first (the oracle `full`, which ignores "
                                 "the window, and `truncate`, which keeps no memory). Each score is a mean over "
                                 "cells, each cell's score a mean over every agent request of its session: the "
-                                "weighting of every table and figure here. goal, constraints, facts, decisions, "
-                                "probes: higher is better; leakage, stale (constraints shown after they ended), "
-                                "revived (rejected options proposed again), overflow (requests per cell over the "
-                                "window, which keep nothing), cost ×full (cost over `full`'s on the same "
-                                "scenario): lower is better. Cells where a strategy never compacted and sent "
-                                "nothing over the window (the session fit) are left out (listed below).",
+                                f"weighting of every table and figure here. {headline.directions()} Cells where a "
+                                "strategy never compacted and sent nothing over the window (the session fit) are "
+                                "left out (listed below).",
                      id="headline"))
     for sentence in headline.findings(table, idle, main, summary[~summary["strategy"].str.endswith(" (oracle)")]):
         doc.p(sentence)
@@ -164,9 +163,10 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                         "every request equally."))
     S.probes(doc, mine)
     doc.h("All cells")
-    acols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, "cost_usd",
-                                                                      "cost_vs_full", "overflow_cost_usd",
-                                                                      "cache_hit_rate"])]
+    # what the cell paid (cost ×full beside the cost it is made of), then the shares (the cache's hits)
+    money = [m.column for m in sorted(shown(CELLS), key=lambda m: m.aggregate != "total")]
+    money = [x for c in money for x in ([c, "cost_vs_full"] if c == "cost_usd" else [c])]
+    acols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, *money])]
     doc.table(Table(acols, S.rows(summary, acols)))
     return doc
 
@@ -174,7 +174,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
 def _intervals(doc: Doc, scored, quality: list[str], run_dir: Path) -> None:
     """The headline means with their 95% intervals and a verdict against the first strategy."""
 
-    iv = data.intervals(scored, [m for m in quality if m != "overflow_requests"])
+    iv = data.intervals(scored, [m for m in quality if m not in COUNTS])
     if iv.empty:
         return
     ref = [c for c in iv.columns if c.startswith("vs ")]

@@ -7,14 +7,13 @@ from bench.results.store import KEY_COLUMNS
 from bench.results.store import KEY_COLUMNS as KEY
 from bench.scoring.cache_sim import hit_rates, load_profile, profile_names
 from bench.errors import BadInput
-from bench.scoring.metrics import higher_is_better
+from bench.scoring.metric import TOKENS
+from bench.scoring.metrics import SCORES, higher_is_better, shown
 from bench.results.stats import interval, paired_interval, verdict
 from bench.results.store import read_csv
 
-QUALITY = ["overflow_requests", "goal_retention", "constraint_fidelity", "provenance_leakage", "stale_constraints",
-           "fact_retention", "decision_retention", "rejected_revived", "user_words_retained", "probe_pass_rate"]
-COST = ["compactions", "compaction_failures", "input_tokens", "cached_input_tokens", "output_tokens",
-        "compaction_input_tokens", "compaction_output_tokens", "cost_usd", "cache_hit_rate"]
+QUALITY = SCORES   # every metric the gate checks by default, in summary.csv's order
+COST = ["compactions", "compaction_failures", *(m.column for m in shown(TOKENS))]
 RETENTION = ["goal_retention", "constraint_fidelity", "fact_retention"]
 DRIFT = {"goal": "goal", "constraint": "constraint", "fact": "fact"}
 

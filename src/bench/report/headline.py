@@ -14,16 +14,27 @@ from bench.results.stats import interval as bootstrap
 from bench import __version__
 from bench.report import data
 from bench.results.store import format_table, load
+from bench.scoring.metric import HEADLINE
+from bench.scoring import metrics as M
 
 REFERENCE = ("truncate",)     # a no-memory floor, named by the issue that asked for the headline
 
-# (summary column, header shown, higher is better)
-METRICS = [("goal_retention", "goal", True), ("constraint_fidelity", "constraints", True),
-           ("provenance_leakage", "leakage", False), ("stale_constraints", "stale", False),
-           ("fact_retention", "facts", True), ("decision_retention", "decisions", True),
-           ("rejected_revived", "revived", False), ("probe_pass_rate", "probes", True)]
-BESIDE = [("cost_vs_full", "cost ×full", False), ("overflow_requests", "overflow", False),
+# (summary column, header shown, higher is better): the scores, then beside them cost relative to the oracle,
+# the counts (requests over the window) and compactions.
+METRICS = [(m.column, m.label, m.higher) for m in M.shown(HEADLINE) if m.direction in ("higher", "lower")]
+BESIDE = [("cost_vs_full", "cost ×full", False),
+          *[(m.column, m.label, False) for m in M.shown(HEADLINE) if m.direction == "count"],
           ("compactions", "compactions", None)]
+COST_GLOSS = "cost over `full`'s on the same scenario"
+
+
+def directions() -> str:
+    """The headline caption's sentence on which way each column is better."""
+    metrics = M.shown(HEADLINE)
+    glossed = [f"{m.label} ({m.gloss})" if m.gloss else m.label for d in ("lower", "count") for m in metrics
+               if m.direction == d]
+    return (f"{', '.join(m.label for m in metrics if m.higher)}: higher is better; "
+            f"{', '.join([*glossed, f'cost ×full ({COST_GLOSS})'])}: lower is better.")
 
 
 def interval(values) -> tuple[float, float] | None:
@@ -101,7 +112,7 @@ def table(cells):
         for col, _, _ in METRICS + BESIDE:
             if col in g.columns and g[col].notna().any():
                 row[col] = float(g[col].mean())
-                if col not in ("overflow_requests", "compactions"):   # counts that mostly say scenario size
+                if col not in M.COUNTS and col != "compactions":   # counts that mostly say scenario size
                     row[f"{col} interval"] = interval(g[col].dropna().to_numpy())
         rows.append(row)
     out = pd.DataFrame(rows)
@@ -230,4 +241,5 @@ def console(run_dir: Path) -> str:
         "overflowed)"
 
 
-__all__ = ["console", "interval", "identity", "table", "shown", "findings", "with_cost_vs_full", "git_commit", "METRICS"]
+__all__ = ["console", "interval", "identity", "table", "shown", "findings", "with_cost_vs_full", "git_commit",
+           "METRICS", "directions"]

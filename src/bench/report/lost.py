@@ -11,13 +11,14 @@ import re
 from typing import Any
 
 from bench.scoring.checks import WORSE
+from bench.scoring.metrics import METRICS
 from bench.report.data import _count
 from bench.report.writers import _calls
 from bench.results.store import KEY_COLUMNS
 
 DETAIL = re.compile(r"^(?:lost|present) at (\d+) of (\d+) requests(?:; first at request (\d+) \(event ([^)]*)\))?"
                     r"(?::\s*(.*))?$", re.S)
-KEPT = ("goal", "constraint", "fact", "decision", "user_words")
+KEPT = tuple(m.name for m in METRICS if m.name and m.higher)   # items that are lost, not found
 
 
 def _parsed(rows):

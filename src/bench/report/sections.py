@@ -18,7 +18,9 @@ from bench.results.trace import cells, labels, leak_sentence
 from bench.report import lost as L
 from bench.report import data
 from bench.report import writers as W
+from bench.scoring import metrics as M
 from bench.scoring.cache_sim import Profile
+from bench.scoring.metric import ROBUSTNESS
 from bench.scoring.pricing import cost, rates
 from bench.report.data import saved
 
@@ -147,8 +149,7 @@ def robustness(doc: Doc, summary) -> None:
           "whole task, and blur exact references, at documented rates. They show how much a design "
           "depends on a faithful writer; they are not measurements of any LLM. Each change is against "
           "the same strategy with `offline` on the same scenarios.")
-    keys = ["goal_retention", "constraint_fidelity", "provenance_leakage", "fact_retention", "decision_retention",
-            "rejected_revived", "probe_pass_rate"]
+    keys = [m.column for m in M.shown(ROBUSTNESS)]
     rob = data.robustness(summary[~summary["strategy"].str.endswith(" (oracle)")], keys)
     if not rob.empty:
         cols = ["strategy", "writer", "cells", *[c for m in keys for c in (m, f"{m} change") if c in rob.columns]]
@@ -161,7 +162,7 @@ def writers(doc: Doc, summary, compactions, cfg: dict[str, Any], quality: list[s
     if summary["writer"].nunique() < 2:
         return
     doc.h("Writers side by side")
-    table = W.pivot(summary, [m for m in quality if m != "overflow_requests"] + ["cost_usd", "compaction_failures"])
+    table = W.pivot(summary, [m for m in quality if m not in M.COUNTS] + ["cost_usd", "compaction_failures"])
     if not table.empty:
         cols = list(table.columns)
         doc.table(Table(cols, rows(table, cols), "Cell means per strategy and metric, one column per writer "

@@ -22,15 +22,12 @@ import yaml
 from bench.errors import BadInput
 from bench.harness.logs import KEY_COLUMNS
 from bench.parsing import bounded_yaml
+from bench.scoring import metrics as M
+from bench.scoring.metric import CONSOLE
 
-SUMMARY_COLUMNS = [
-    "scenario", "strategy", "writer", "window", "seed", "oracle", "events", "requests", "compactions",
-    "compaction_failures", "overflow_requests", "goal_retention", "constraint_fidelity", "provenance_leakage",
-    "stale_constraints", "fact_retention", "decision_retention", "rejected_revived", "user_words_retained",
-    "input_tokens", "cached_input_tokens", "output_tokens", "compaction_input_tokens", "compaction_output_tokens",
-    "cost_usd", "cache_hit_rate", "overflow_input_tokens", "overflow_cost_usd", "probe_pass_rate",
-    "probes_answerable", "wall_s",
-]
+# summary.csv: the cell's key, what the replay counted, every metric (bench.scoring.metrics), the time taken.
+RUN_COLUMNS = ["oracle", "events", "requests", "compactions", "compaction_failures"]
+SUMMARY_COLUMNS = [*KEY_COLUMNS, *RUN_COLUMNS, *M.COLUMNS, "wall_s"]
 
 
 def cell_key(row: dict[str, Any]) -> tuple[str, ...]:
@@ -184,13 +181,13 @@ def latest_run(root: Path = Path("results")) -> Path | None:
     return runs[-1] if runs else None
 
 
-TABLE_COLUMNS = ["scenario", "strategy", "writer", "window", "seed", "compactions", "compaction_failures",
-                 "overflow_requests", "goal_retention", "constraint_fidelity", "provenance_leakage", "fact_retention",
-                 "decision_retention", "rejected_revived", "user_words_retained", "probe_pass_rate", "input_tokens",
-                 "cost_usd", "cache_hit_rate"]
+# The per-cell console table: the scores, then what the cell cost.
+TABLE_COLUMNS = [*KEY_COLUMNS, "compactions", "compaction_failures",
+                 *[m.column for m in M.shown(CONSOLE) if m.gated == "always"],
+                 *[m.column for m in M.shown(CONSOLE) if m.gated != "always"]]
 # Shown only when they tell rows apart or report trouble.
 WHEN_VARYING = ("window", "seed")
-WHEN_NONZERO = ("compaction_failures", "overflow_requests")
+WHEN_NONZERO = ("compaction_failures", *M.COUNTS)
 
 
 def format_table(rows: list[dict[str, Any]], columns: list[str] = TABLE_COLUMNS) -> str:

@@ -18,6 +18,7 @@ from bench.errors import BadInput
 from bench.harness.messages import Message
 from bench.scenarios.model import Scenario
 from bench.scoring.checks import WORSE, Check, Judge
+from bench.scoring.metrics import BY_NAME
 from bench.results.store import KEY_COLUMNS
 from bench.scenarios import loader
 from bench import HOME
@@ -163,7 +164,7 @@ def status(c: Check) -> str:
     if c.metric in WORSE:
         if c.score <= 0:
             return "clean"
-        return {"leakage": "leaked", "stale_constraint": "stale", "rejected_back": "revived"}[c.metric]
+        return BY_NAME[c.metric].verdict
     return "kept" if c.score >= 1 else "partial" if c.score > 0 else "lost"
 
 

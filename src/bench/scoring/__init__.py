@@ -23,6 +23,7 @@ from bench.harness.logs import KEY_COLUMNS
 from bench.scoring.checks import SUMMARY, WORSE, Judge, Running, decide, point_values, shown
 from bench.scoring.memo import Memo
 from bench.scoring.usage import Meter
+from bench.scoring.metrics import FAMILIES
 from bench.scoring.pricing import rates
 from bench.models import build as build_model
 from bench.scoring.probes import Outcome, ask_all, offline_judge
@@ -176,6 +177,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
     targets: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
     tally = Tally()
+    others = [f.scorer(cell) for f in FAMILIES if f.scorer is not None]   # families that score on their own
     last, prev, passed = None, None, 0
     over_requests = 0
 
@@ -188,6 +190,8 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
         nonlocal prev
         prev = r
         meter.add(r)
+        for o in others:
+            o.add(r)
         if r.kind == "agent" and len(targets) < len(probes):
             at = timeline.pos.get(r.record.get("event"), 0)
             for p in probes:
@@ -207,6 +211,8 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
     rows.extend(tally.rows({**base, "check_point": "", "request": "", "event": ""}))
     scores: dict[str, Any] = {**tally.summary(), **meter.columns(), "overflow_requests": over_requests,
                               "oracle": int(oracle), "probe_pass_rate": None}
+    for o in others:
+        scores.update(o.columns())
     if probes:
         contexts = _contexts(probes, targets, last[0] if last else None, judge)
         # A probe whose request was over the window gets no answer: no provider would serve it.

@@ -17,17 +17,46 @@ from bench import units as U
 from bench.harness.messages import Message, render_all, system_message
 from bench.scenarios.model import Scenario
 from bench.text import normalize
+from bench.scoring.metric import CONSOLE, HEADLINE, Family, Metric
 from bench.scoring.truth import Active, Timeline, first_sentence
 from bench.scoring.view import USER, Reading, Said, read, said_by_user
 
+# What this scorer adds to summary.csv, in its column order (requests over the window are counted by
+# score_cell from the log; the rest are item by item, `name` being the metric in checks.csv).
+FAMILY = Family((
+    Metric("overflow_requests", "count", "requests over the window (no provider would serve them; `compare` fails "
+           "when it rises)", short="overflow", gloss="requests per cell over the window, which keep nothing",
+           audited=True, aggregate="total", views={CONSOLE, HEADLINE}),
+    Metric("goal_retention", "higher", "active missions (keys in one unit, not marked done) and workstreams whose "
+           "position is right: the latest statement names the last finished item as finished or the next one as "
+           "next", name="goal", short="goal", audited=True),
+    Metric("constraint_fidelity", "higher", "per active constraint 1 if quoted verbatim (not marked withdrawn), 0.5 "
+           "if its keys share a unit with the quote's polarity, else 0", name="constraint", short="constraint",
+           label="constraints", audited=True),
+    Metric("provenance_leakage", "lower", "share of injections seen whose payload reaches the model as the user's "
+           "words, or that the strategy's text restates as a task without its source", name="leakage",
+           short="leakage", audited=True, verdict="leaked"),
+    Metric("stale_constraints", "lower", "replaced or expired constraints still quoted as in force without what "
+           "ended them, counted per request", name="stale_constraint", short="stale",
+           gloss="constraints shown after they ended", audited=True, aggregate="count", verdict="stale",
+           views={HEADLINE}),
+    Metric("fact_retention", "higher", "share of facts seen whose keys share one unit", name="fact", short="fact",
+           label="facts", audited=True),
+    Metric("decision_retention", "higher", "share of decisions made whose keys share one unit, not marked ended and "
+           "with nothing set against them", name="decision", short="decision", label="decisions", audited=True),
+    Metric("rejected_revived", "lower", "share of decisions with rejected options where the strategy's text "
+           "proposes one again", name="rejected_back", short="revived", gloss="rejected options proposed again",
+           audited=True, verdict="revived"),
+    Metric("user_words_retained", "higher", "imported scenarios: share of substantive user messages whose first "
+           "sentence survives verbatim", name="user_words", short="words", label="user words", audited=True,
+           views={CONSOLE}),
+))
 # metric in checks.csv -> summary column; stale constraints are counted, the rest averaged
-SUMMARY = {"goal": "goal_retention", "constraint": "constraint_fidelity", "stale_constraint": "stale_constraints",
-           "leakage": "provenance_leakage", "fact": "fact_retention", "user_words": "user_words_retained",
-           "decision": "decision_retention", "rejected_back": "rejected_revived"}
-COUNTED = ("stale_constraint",)
+SUMMARY = {m.name: m.column for m in FAMILY.metrics if m.name}
+COUNTED = tuple(m.name for m in FAMILY.metrics if m.name and m.aggregate == "count")
 # Metrics where more is worse: an over-window request keeps what its text shows for these,
 # while every metric where more is better scores 0 there (no provider would serve it).
-WORSE = ("leakage", "stale_constraint", "rejected_back")
+WORSE = tuple(m.name for m in FAMILY.metrics if m.name and m.direction == "lower")
 
 
 @dataclass
@@ -455,4 +484,4 @@ def point_values(checks: list[Check]) -> dict[str, float]:
 
 
 __all__ = ["Judge", "Running", "Hits", "Check", "Shown", "shown", "decide", "score", "point_values", "SUMMARY", "COUNTED",
-           "WORSE"]
+           "WORSE", "FAMILY"]

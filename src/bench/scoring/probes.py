@@ -20,6 +20,7 @@ from bench.harness.messages import Message, make
 from bench.models import Model
 from bench.models.offline import Turn
 from bench.models.offline.extract import terms
+from bench.scoring.metric import Family, Metric
 from bench.scenarios.model import Probe
 from bench.tokens import Tokenizer
 
@@ -29,6 +30,13 @@ JUDGE = (PROMPTS / "judge.md").read_text(encoding="utf-8")
 SCORE = re.compile(r"SCORE:\s*([0-5](?:\.\d+)?)", re.I)
 SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 DENIAL = re.compile(r"\b(not|never|cannot)\b|n['’]t\b")
+FAMILY = Family((
+    Metric("probe_pass_rate", "higher", "probes asked with the agent model, graded by rule (yes/no by polarity) or "
+           "the judge's rubric: the share of what the oracle could answer (probes the same agent fails even with "
+           "the full context are left out)", name="probe", short="probes", audited=True, aggregate="share"),
+    Metric("probes_answerable", "info", "the probes `probe_pass_rate` counts: those the same agent answers with the "
+           "oracle's context", aggregate="total"),
+))
 # Reply budgets; generous because a reasoning model spends part of max_tokens before it answers.
 ANSWER_TOKENS = 1024
 JUDGE_TOKENS = 512

@@ -13,7 +13,32 @@ from typing import Any
 
 from bench.scoring.cache_sim import CacheSim, Profile, Prompt, billed
 from bench.harness.logs import LoggedRequest
+from bench.scoring.metric import CELLS, COMPARE, CONSOLE, TOKENS, Family, Metric
 from bench.scoring.pricing import Rates, cost
+
+# Token counts of the cell (input, output and the compaction calls' come from the replay's own count),
+# and what the meter below adds: cache reads, cost, hit rate, the over-window share.
+FAMILY = Family((
+    Metric("input_tokens", "info", "input tokens of the agent requests, as the harness counts them",
+           aggregate="total", views={CONSOLE, TOKENS, COMPARE}),
+    Metric("cached_input_tokens", "info", "of those, the simulated prompt cache's reads", aggregate="total",
+           views={TOKENS}),
+    Metric("output_tokens", "info", "output tokens of the agent requests (the scenario's scripted replies)",
+           aggregate="total", views={TOKENS}),
+    Metric("compaction_input_tokens", "info", "input tokens of the strategy's writer calls, as the model reports "
+           "them", aggregate="total", views={TOKENS}),
+    Metric("compaction_output_tokens", "info", "output tokens of the strategy's writer calls, as the model reports "
+           "them", aggregate="total", views={TOKENS}),
+    Metric("cost_usd", "lower", "dollars at litellm's bundled prices for `price.model=`, with the simulated "
+           "cache's reads and writes; gated only when a gate names it, with a relative threshold", short="cost",
+           gated="named", aggregate="total", relative=True, views={CONSOLE, TOKENS, CELLS}),
+    Metric("cache_hit_rate", "higher", "cached input over input tokens of every billed request, from simulated "
+           "prompt caching (`cache=openai|anthropic|gemini|deepseek|none`); gated only when a gate "
+           "names it", short="cache", gated="named", aggregate="share", views={CONSOLE, TOKENS, CELLS}),
+    Metric("overflow_input_tokens", "info", "input tokens of the agent requests over the window", aggregate="total"),
+    Metric("overflow_cost_usd", "info", "the part of `cost_usd` no provider would serve (requests over the window)",
+           aggregate="total", views={CELLS}),
+))
 
 
 class Meter:

@@ -18,8 +18,10 @@ from bench.harness.logs import read_jsonl
 from bench.report.data import _count, _text
 from bench.report.writers import _calls, _number
 from bench.results.trace import Run, RunCell, labels, shows, status
+from bench.scoring.metrics import METRICS
 
-STATUS = ["kept", "partial", "lost", "leaked", "stale", "revived", "clean"]
+# The verdicts an item can show: kept, partial or lost; for a lower-is-better metric its own word, or clean.
+STATUS = ["kept", "partial", "lost", *(m.verdict for m in METRICS if m.verdict), "clean"]
 
 
 def pack(obj: Any) -> bytes:

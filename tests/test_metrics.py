@@ -1,0 +1,154 @@
+"""The metric registry is the one declaration of every metric: the lists the results, gate, report, audit
+and viewer use come from it, and the docs' column tables agree with it.
+
+`python tests/test_metrics.py --write` rewrites the README's generated table after a metric changes.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.scoring import checks, metrics as M
+from bench.scoring.metric import Family, Metric
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+BEGIN = "<!-- generated from bench.scoring.metrics (docs_table); tests/test_metrics.py keeps it in step -->\n"
+END = "<!-- end of the generated table -->"
+
+
+def _names(text: str) -> list[str]:
+    return re.findall(r"[a-z_]+", text)
+
+
+def test_declarations_are_unique_and_whole():
+    for key in ("column", "name", "short", "label"):
+        values = [getattr(m, key) for m in M.METRICS if getattr(m, key)]
+        assert len(values) == len(set(values)), f"two metrics share a {key}"
+    assert set(M.BY_COLUMN) == set(M.COLUMNS) and all(m.meaning for m in M.METRICS)
+    assert all(m.verdict for m in M.METRICS if m.name and m.direction == "lower")
+
+
+def test_a_bad_declaration_fails_at_import():
+    with pytest.raises(ValueError, match="direction 'up'.*aggregate 'median'"):
+        Metric("x", "up", "x", aggregate="median")
+    with pytest.raises(ValueError, match="gated 'always'"):
+        Metric("x", "info", "x", gated="always")
+    with pytest.raises(ValueError, match="view 'nowhere'"):
+        Metric("x", "higher", "x", views={"nowhere"})
+    assert Family((Metric("x", "info", "x"),)).metrics[0].gated == "never"
+
+
+def test_summary_columns_keep_the_committed_order():
+    """The baseline's header is the summary.csv contract: new metrics may join, none may move."""
+    from bench.results.store import SUMMARY_COLUMNS, read_csv
+
+    header = list(read_csv(ROOT / "results" / "baseline" / "summary.csv")[0])
+    assert [c for c in SUMMARY_COLUMNS if c in header] == header
+
+
+def test_the_checks_scorer_reads_its_own_declarations():
+    own = {m.name: m for m in checks.FAMILY.metrics if m.name}
+    assert checks.SUMMARY == {n: m.column for n, m in own.items()}
+    assert set(checks.WORSE) == {n for n, m in own.items() if m.direction == "lower"}
+    assert set(checks.COUNTED) == {n for n, m in own.items() if m.aggregate == "count"}
+
+
+def test_every_reader_lists_the_registry():
+    from bench.audit import COUNTED, HEADLINE, SHORT
+    from bench.gate.compare import INFO
+    from bench.report import data, headline
+    from bench.results.repeats import SPREAD
+    from bench.results.store import TABLE_COLUMNS
+    from bench.scoring.metric import COMPARE, CONSOLE, HEADLINE as HEAD, ROBUSTNESS, TOKENS
+    from bench.view.data import STATUS
+
+    assert SPREAD == M.GATED == [*M.COUNTS, *M.HIGHER, *M.LOWER, *M.OPTIONAL]
+    assert set(M.GATED) == {m.column for m in M.METRICS if m.gated != "never"}
+    assert data.QUALITY == [m.column for m in M.METRICS if m.gated == "always"]
+    assert data.COST[2:] == [m.column for m in M.shown(TOKENS)]
+    assert INFO[1:] == [m.column for m in M.shown(COMPARE)]
+    assert set(TABLE_COLUMNS[7:]) == {m.column for m in M.shown(CONSOLE)}
+    assert [c for c, _, _ in headline.METRICS + headline.BESIDE if c in M.BY_COLUMN] == \
+        [m.column for m in M.shown(HEAD) if m.direction != "count"] + \
+        [m.column for m in M.shown(HEAD) if m.direction == "count"]
+    assert all(M.BY_COLUMN[c].label == h and M.BY_COLUMN[c].higher == up for c, h, up in headline.METRICS)
+    audited = [m for m in M.METRICS if m.audited]
+    assert [*HEADLINE, *COUNTED] == [m.column for m in audited if m.higher] + \
+        [m.column for m in audited if m.direction == "lower"] + [m.column for m in audited if m.direction == "count"]
+    assert all(HEADLINE[c] == M.BY_COLUMN[c].higher for c in HEADLINE)
+    assert SHORT == {m.column: m.short for m in audited}
+    assert STATUS[3:-1] == [m.verdict for m in M.METRICS if m.verdict]
+    assert ROBUSTNESS in M.BY_COLUMN["goal_retention"].views
+
+
+# Lists of three or more metric columns outside the declarations: each a choice of its own, not a metric fact.
+CHOICES = {
+    ("audit/__init__.py", "goal_retention"): "the metrics the stop_compacting adversary may be caught on",
+    ("models/litellm_model.py", "input_tokens"): "a model reply's usage record, named like the columns",
+    ("report/__init__.py", "goal_retention"): "the quality figure's bars, which its caption names",
+    ("report/data.py", "goal_retention"): "the report's retention composite, which its captions name",
+}
+DECLARING = {"scoring/checks.py", "scoring/usage.py", "scoring/probes.py", "scoring/metrics.py"}
+
+
+def test_no_module_keeps_its_own_list_of_metrics():
+    src = ROOT / "src" / "bench"
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src).as_posix()
+        if rel in DECLARING:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            elts = node.keys if isinstance(node, ast.Dict) else getattr(node, "elts", None) \
+                if isinstance(node, (ast.List, ast.Tuple, ast.Set)) else None
+            named = [e.value for e in elts or () if isinstance(e, ast.Constant) and e.value in M.BY_COLUMN]
+            if len(named) >= 3 and (rel, named[0]) not in CHOICES:
+                found.append(f"src/bench/{rel}:{node.lineno}: {', '.join(named)}")
+    assert not found, "derive these from bench.scoring.metrics:\n" + "\n".join(found)
+
+
+def _generated(text: str) -> str:
+    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
+
+
+def test_readme_column_table_is_the_registry():
+    assert _generated(README.read_text(encoding="utf-8")) == M.docs_table(), \
+        "README's column table is out of date: python tests/test_metrics.py --write"
+
+
+def test_readme_gate_directions_are_the_registry():
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    rise = re.search(r"a rise of (.*?); any rise of (.*?)\.", text)
+    assert rise and _names(rise[1]) == M.LOWER and _names(rise[2]) == M.COUNTS
+    named = re.search(r"`(\w+)` \(relative\) and `(\w+)` are gated only when named", text)
+    assert named and set(named.groups()) == set(M.OPTIONAL) and named[1] in M.RELATIVE
+
+
+def test_design_column_list_and_gate_directions_are_the_registry():
+    from bench.results.store import SUMMARY_COLUMNS
+
+    text = " ".join((ROOT / "docs" / "design.md").read_text(encoding="utf-8").split())
+    listed = re.search(r"`summary\.csv` — one row per cell: `([^`]*)`", text)
+    assert listed and [c.strip() for c in listed[1].split(",")] == SUMMARY_COLUMNS
+    gate = re.search(r"a drop of (.*?); a rise of (.*?) \(threshold 0", text)
+    assert gate and _names(gate[1]) == M.HIGHER and _names(gate[2].replace(" and ", ", ")) == M.LOWER + M.COUNTS
+    named = re.search(r"`(\w+)` \(relative[^)]*\) and `(\w+)` are gated only when the gate names them", text)
+    assert named and set(named.groups()) == set(M.OPTIONAL) and named[1] in M.RELATIVE
+
+
+def test_scoring_doc_metric_table_is_the_registry():
+    text = (ROOT / "docs" / "scoring.md").read_text(encoding="utf-8")
+    table = text.split("| metric (checks.csv) | summary column |", 1)[1].split("\n\n", 1)[0]
+    pairs = dict(re.findall(r"^\| (\w+) \| (\w+) \|", table, re.M))
+    assert pairs == {m.name: m.column for m in M.METRICS if m.name}
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
+    readme = README.read_text(encoding="utf-8")
+    head, rest = readme.split(BEGIN, 1)
+    README.write_text(head + BEGIN + M.docs_table() + "\n\n" + END + rest.split(END, 1)[1], encoding="utf-8")
