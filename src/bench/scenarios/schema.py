@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from bench.scenarios.model import (CONSTRAINT_KINDS, FORMAT_VERSION, PACING, PROBE_KINDS, ROLES, SOURCES, Call,
@@ -55,54 +56,65 @@ class Record:
     cls: type | None = None         # the dataclass it builds
 
     def __getitem__(self, key: str) -> Field:
-        return next(f for f in self.fields if f.key == key)
+        return self._by_key[key]
 
+    @cached_property
+    def _by_key(self) -> dict[str, Field]:
+        return {f.key: f for f in self.fields}
+
+    @cached_property
     def required(self) -> dict[str, str]:
         """Required key -> type, in the table's order (the order of a 'missing required keys' line)."""
         return {f.key: f.type for f in self.fields if f.required}
 
+    @cached_property
     def optional(self) -> dict[str, str]:
         return {f.key: f.type for f in self.fields if not f.required}
 
     def checked(self, check: str) -> tuple[Field, ...]:
-        return tuple(f for f in self.fields if f.check == check)
+        return self._checked.get(check, ())
+
+    @cached_property
+    def _checked(self) -> dict[str, tuple[Field, ...]]:
+        return {c: tuple(f for f in self.fields if f.check == c) for c in CHECKS}
+
+    @cached_property
+    def only(self) -> tuple[Field, ...]:
+        """The fields only one event role may have."""
+        return tuple(f for f in self.fields if f.only)
 
     def build(self, values: dict[str, Any], **given: Any) -> Any:
         """The dataclass from a record's checked values (`values`, by file key; `given`, by attribute, for
         what the caller built itself: nested records, computed defaults). An absent key takes the
-        table's default, else the dataclass's; a required one still absent (the record has a problem
-        and is built only to check the rest) is its type's empty value."""
-        assert self.cls is not None, self.name
+        table's default, else the dataclass's; one the dataclass cannot do without (a required key is
+        missing: the record is built only to check the rest) is its type's empty value."""
         kw: dict[str, Any] = {}
-        for f in self.fields:
-            if not f.name:
-                continue
-            if f.name in given:
-                kw[f.name] = given[f.name]
-            elif f.key in values:
-                kw[f.name] = _value(values[f.key], f.type)
-            elif f.default is not ABSENT:
-                kw[f.name] = f.default
-            elif f.name in _without_default(self.cls):
-                kw[f.name] = _value(EMPTY[f.type], f.type)
+        for name, key, typ, fallback in self._plan:
+            if name in given:
+                kw[name] = given[name]
+            elif key in values:
+                kw[name] = _value(values[key], typ)
+            elif fallback is not ABSENT:
+                kw[name] = fallback
         return self.cls(**kw)
 
+    @cached_property
+    def _plan(self) -> tuple[tuple[str, str, str, Any], ...]:
+        """(attribute, key, type, value when absent) per stored field, worked out once per record."""
+        assert self.cls is not None, self.name
+        needed = {f.name for f in dataclasses.fields(self.cls)
+                  if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+        return tuple((f.name, f.key, f.type, f.default if f.default is not ABSENT else
+                      _value(EMPTY[f.type], f.type) if f.name in needed else ABSENT) for f in self.fields if f.name)
 
+
+# A type's empty value, for a key the dataclass needs that a record with a problem lacks.
 EMPTY: dict[str, Any] = {"str": "", "int": 0, "num": 0.0, "strs": (), "list": (), "map": {}, "bool": False}
+_CONVERT = {"strs": tuple, "map": dict}   # a checked file value as the dataclass holds it (records are immutable)
 
 
 def _value(value: Any, typ: str) -> Any:
-    """A checked file value as the dataclass holds it: lists become tuples (records are immutable)."""
-    if typ == "strs":
-        return tuple(value)
-    if typ == "map":
-        return dict(value)
-    return value
-
-
-def _without_default(cls: type) -> set[str]:
-    return {f.name for f in dataclasses.fields(cls)
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    return _CONVERT[typ](value) if typ in _CONVERT else value
 
 
 def is_type(value: Any, typ: str) -> bool:
