@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from bench.errors import ModelError
-from bench.harness.messages import Message, make
+from bench.harness.messages import Message, remake
 from bench.harness.model import Model
 from bench.tokens import Tokenizer
 from bench.harness.wire import completion, error_body, from_wire, reply_limit, stream_chunks
@@ -84,8 +84,7 @@ class WriterEndpoint:
                 own = None
         if own is not None:
             return own
-        return make(self.tok, id=f"request-{self.calls}-{msg.id}", role=msg.role, text=msg.text, tag=REQUEST_TAG,
-                    calls=msg.calls, call_id=msg.call_id, tool=msg.tool)
+        return remake(self.tok, msg, id=f"request-{self.calls}-{msg.id}", tag=REQUEST_TAG)
 
     async def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """(HTTP status, body) for one chat-completions request, from the cell's writer."""

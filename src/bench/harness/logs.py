@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any, Iterator, TextIO
 
 from bench.errors import BadInput
-from bench.harness.messages import EVENT_TAGS, Message, Part, common_prefix, make, render_all, system_message
-from bench.scenarios.model import Call, Scenario
+from bench.harness.messages import EVENT_TAGS, Message, common_prefix, render_all, system_message
+from bench.harness.record import from_json, to_json
+from bench.scenarios.model import Scenario
 from bench.tokens import Tokenizer
 
 # A cell is named by these, joined with "/", in every log line's `cell`; every result row is keyed by them.
@@ -31,19 +32,15 @@ def is_verbatim(m: Message, verbatim: dict[str, str]) -> bool:
     return verbatim.get(m.id) == m.hash and m.tag in EVENT_TAGS and not m.parts
 
 
+# An added message's keys (bench.harness.record), in the log's order: what identifies it, and what the
+# reader needs to make it again unless it is the harness's own rendering of an event.
+HEAD = ("id", "role", "tag", "tokens", "hash")
+BODY = HEAD + ("text", "t", "call", "tool", "source", "skill", "calls", "parts")
+SHORT = (("tokens", "n"), ("hash", "h"))
+
+
 def _msg_record(m: Message, verbatim: dict[str, str]) -> dict[str, Any]:
-    rec: dict[str, Any] = {"id": m.id, "role": m.role, "tag": m.tag, "n": m.tokens, "h": m.hash}
-    if not is_verbatim(m, verbatim):
-        rec["text"] = m.text
-        rec["t"] = m.t
-        for key, value in (("call", m.call_id), ("tool", m.tool), ("source", m.source), ("skill", m.skill)):
-            if value:
-                rec[key] = value
-        if m.calls:
-            rec["calls"] = [{"id": c.id, "tool": c.tool, "args": c.args} for c in m.calls]
-        if m.parts:
-            rec["parts"] = [[p.tag, p.text] for p in m.parts]
-    return rec
+    return to_json(m, HEAD if is_verbatim(m, verbatim) else BODY, SHORT)
 
 
 def identity(m: Message) -> tuple:
@@ -193,8 +190,4 @@ def replay_requests(records: Iterator[dict[str, Any]], scenario: Scenario, tok: 
 def _message(rec: dict[str, Any], known: dict[tuple[str, str], Message], tok: Tokenizer) -> Message:
     if "text" not in rec:
         return known[(rec["id"], rec["h"])]
-    calls = [Call(c["id"], c["tool"], c.get("args") or {}) for c in rec.get("calls", [])]
-    parts = [Part(t, x) for t, x in rec.get("parts", [])]
-    return make(tok, id=rec["id"], role=rec["role"], text=rec["text"], tag=rec["tag"], t=rec.get("t", 0.0),
-                calls=calls, call_id=rec.get("call"), tool=rec.get("tool"), source=rec.get("source"),
-                skill=rec.get("skill"), parts=parts)
+    return from_json(tok, rec)

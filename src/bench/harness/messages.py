@@ -10,11 +10,13 @@ events, and strategy tags (``summary``, ``mind``, ``memo``, ``scene``,
 ``placeholder``, ...) for text a strategy put there. A message that combines
 several parts (a checkpoint of mind + memo + scene) lists them in `parts`, so a
 scorer can tell the user's verbatim words (``memo``) from model-written text.
+
+A message's JSON object is `bench.harness.record`; the OpenAI wire format is `bench.harness.wire`.
+Both build messages through `make`.
 """
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, fields
 from typing import Any, Iterable
 
@@ -57,18 +59,9 @@ class Message:
     def from_event(self) -> bool:
         return self.tag in EVENT_TAGS
 
-    def wire(self) -> dict[str, Any]:
-        """OpenAI chat-completions form."""
-        out: dict[str, Any] = {"role": self.role, "content": self.text}
-        if self.calls:
-            out["tool_calls"] = [{"id": c.id, "type": "function",
-                                  "function": {"name": c.tool, "arguments": json.dumps(c.args, sort_keys=True)}}
-                                 for c in self.calls]
-        if self.role == "tool":
-            out["tool_call_id"] = self.call_id
-            if self.tool:
-                out["name"] = self.tool
-        return out
+
+FIELDS = tuple(f.name for f in fields(Message))
+CONTENT = tuple(f for f in FIELDS if f not in ("tokens", "hash"))   # what `make` takes; it works out the rest
 
 
 def common_prefix(a: list, b: list) -> int:
@@ -118,11 +111,14 @@ def make(tok: Tokenizer, *, id: str, role: str, text: str, tag: str, t: float = 
                    call_id=call_id, tool=tool, skill=skill, parts=tuple(parts))
 
 
+def remake(tok: Tokenizer, msg: Message, **changes: Any) -> Message:
+    """`msg` made again from its content (`make`'s arguments), with `changes`: counted and hashed anew."""
+    return make(tok, **{**{f: getattr(msg, f) for f in CONTENT}, **changes})
+
+
 def retext(tok: Tokenizer, msg: Message, text: str, *, tag: str | None = None, id: str | None = None) -> Message:
     """The same message with new text (a placeholder, a cut): new tokens and hash."""
-    new_tag = tag or msg.tag
-    return make(tok, id=id or msg.id, role=msg.role, text=text, tag=new_tag, t=msg.t, source=msg.source,
-                calls=msg.calls, call_id=msg.call_id, tool=msg.tool, skill=msg.skill)
+    return remake(tok, msg, text=text, tag=tag or msg.tag, id=id or msg.id, parts=())
 
 
 def render_text(event: Event, user: str, markers: bool) -> str:
@@ -143,7 +139,6 @@ def render(tok: Tokenizer, event: Event, *, user: str, markers: bool = True,
                 skill=event.skill)
 
 
-FIELDS = tuple(f.name for f in fields(Message))
 _RENDERED: dict[tuple, tuple[tuple[Event, ...], list[tuple]]] = {}
 _KEEP = 4       # scenarios whose rendering a process keeps (a worker runs one scenario's cells in a row)
 
@@ -171,5 +166,5 @@ def system_message(tok: Tokenizer, scenario: Scenario) -> Message:
     return make(tok, id="system", role="system", text=scenario.system, tag="system")
 
 
-__all__ = ["Message", "Part", "make", "retext", "render", "render_all", "render_text", "system_message",
+__all__ = ["Message", "Part", "make", "remake", "retext", "render", "render_all", "render_text", "system_message",
            "calls_text", "USER_WORDS", "MARKER"]

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import json
 import time
+from operator import attrgetter
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence, TextIO
 
 from bench.errors import ModelError
 from bench.harness.logs import RequestLog
-from bench.harness.messages import FIELDS, Message, common_prefix, make, render_all, system_message
+from bench.harness.messages import CONTENT, FIELDS, Message, common_prefix, remake, render_all, system_message
 from bench.harness.model import Model, Reply
 from bench.scenarios.model import Scenario
 from bench.harness.strategy import Compaction, Session, Strategy, default_reserve, trigger_limit
 from bench.tokens import Tokenizer
+
+_CONTENT = attrgetter(*(f for f in CONTENT if f != "calls"))
 
 
 @dataclass
@@ -71,7 +74,8 @@ class Seal:
 
     @staticmethod
     def _key(m: Message) -> tuple:
-        return (m.id, m.role, m.tag, m.text, m.t, m.source, m.call_id, m.tool, m.skill, id(m.calls), m.parts)
+        """A message's content (`make`'s arguments); its calls by identity, as their arguments are dicts."""
+        return (_CONTENT(m), id(m.calls))
 
     def trust(self, messages: Sequence[Message]) -> None:
         """Copies of messages the harness itself has just made from their content (the rendered
@@ -100,9 +104,7 @@ class Seal:
             key = self._key(m)
             ref = self.copies.get(key)
             if ref is None:
-                ref = self.copies[key] = make(self.tok, id=m.id, role=m.role, text=m.text, tag=m.tag, t=m.t,
-                                              source=m.source, calls=m.calls, call_id=m.call_id, tool=m.tool,
-                                              skill=m.skill, parts=m.parts)
+                ref = self.copies[key] = remake(self.tok, m)
                 self.kept.append(m.calls)
             if (m.tokens, m.hash) != (ref.tokens, ref.hash):
                 raise ValueError(f"message {m.id}: it claims {m.tokens} tokens and hash {m.hash}, but its content "

@@ -1,9 +1,9 @@
 """OpenAI chat-completions wire format <-> our `Message` and `Reply`, in one place.
 
 Two servers speak it: the loopback test server (bench/testing) and the writer endpoint an
-external strategy process calls (bench/endpoint.py). Both turn a request body's messages into
-`Message`s, ask a `Model`, and send its `Reply` back as a ``chat.completion``; the other
-direction (a `Message` as a wire dict) is `Message.wire()`.
+external strategy process calls (bench/harness/endpoint.py). Both turn a request body's messages into
+`Message`s (through `make`, like every other reader of messages), ask a `Model`, and send its `Reply`
+back as a ``chat.completion``; the litellm model sends `to_wire` messages.
 """
 from __future__ import annotations
 
@@ -21,6 +21,20 @@ from bench.tokens import Tokenizer
 # OpenAI's newer name for the system prompt's role (reasoning models, the Responses API's SDKs).
 ROLES = {"developer": "system"}
 STREAM_PIECE = 256   # characters of text per streamed chunk
+
+
+def to_wire(m: Message) -> dict[str, Any]:
+    """A message as an OpenAI chat message (arguments with sorted keys: the same call, the same bytes)."""
+    out: dict[str, Any] = {"role": m.role, "content": m.text}
+    if m.calls:
+        out["tool_calls"] = [{"id": c.id, "type": "function",
+                              "function": {"name": c.tool, "arguments": json.dumps(c.args, sort_keys=True)}}
+                             for c in m.calls]
+    if m.role == "tool":
+        out["tool_call_id"] = m.call_id
+        if m.tool:
+            out["name"] = m.tool
+    return out
 
 
 def from_wire(messages: list[dict[str, Any]], tok: Tokenizer,
@@ -98,5 +112,5 @@ def error_body(message: str, kind: str = "invalid_request_error") -> dict[str, A
     return {"error": {"message": message, "type": kind}}
 
 
-__all__ = ["from_wire", "text_of", "parse_args", "completion", "stream_chunks", "usage_of", "reply_limit",
+__all__ = ["to_wire", "from_wire", "text_of", "parse_args", "completion", "stream_chunks", "usage_of", "reply_limit",
            "error_body"]

@@ -28,6 +28,7 @@ from bench.errors import BadInput, ModelError
 from bench.harness.messages import Message
 from bench.scenarios.model import Call
 from bench.harness.model import Model, ModelConfig, Reply, Usage
+from bench.harness.wire import to_wire
 from bench.models.cache import ANSWERED, ResponseCache, cache_key
 from bench.models.progress import Progress
 from bench import env
@@ -100,7 +101,7 @@ class LitellmModel(Model):
     def request(self, messages: Sequence[Message], tools: list[dict] | None,
                 max_tokens: int | None) -> dict[str, Any]:
         """The acompletion arguments; also what the cache key is made of (with api_base and seed)."""
-        req: dict[str, Any] = {"model": self.cfg.model, "messages": [m.wire() for m in messages],
+        req: dict[str, Any] = {"model": self.cfg.model, "messages": [to_wire(m) for m in messages],
                                "temperature": self.cfg.temperature}
         limit = max_tokens or self.cfg.max_tokens
         if limit:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from bench.harness.messages import Message, make
+from bench.harness.messages import Message, make, remake
 from bench.scenarios.model import Call
 from bench.harness.strategy import Compaction, Strategy, drop_oldest
 
@@ -52,9 +52,7 @@ def replace_results(strategy: Strategy, ids: set[str], text: Callable[[Message],
                      tool=m.tool)
         elif clear_inputs and any(c.id in calls and c.args for c in m.calls):
             cleared_inputs.extend(c.id for c in m.calls if c.id in calls and c.args)
-            m = make(tok, id=m.id, role=m.role, text=m.text, tag=m.tag, t=m.t, source=m.source,
-                     calls=[Call(c.id, c.tool, {} if c.id in calls else c.args) for c in m.calls],
-                     skill=m.skill, parts=m.parts)
+            m = remake(tok, m, calls=[Call(c.id, c.tool, {} if c.id in calls else c.args) for c in m.calls])
         out.append(m)
     strategy.messages = out
     return cleared_inputs

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from bench.errors import BadInput
 from bench.scenarios.loader import check
 from bench.scenarios.model import calls_text
-from bench.scenarios.validate import MAX_WINDOW
+from bench.scenarios.schema import MAX_WINDOW
 from bench.tokens import tokenizer
 from bench.text import first_sentence, harness_made, substantive  # noqa: F401  (importers and tests use them from here)
 from bench.scenarios.importers.truth import derive_truth, keys_of, kind_of  # noqa: F401  (the derived truth lives in truth.py)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench.harness.messages import Message, Part, make
-from bench.scenarios.model import Call
+from bench.harness.messages import Message
+from bench.harness.record import from_json, to_json
 from bench.harness.strategy import Compaction
 from bench.tokens import PER_MESSAGE, PER_REQUEST, Tokenizer
 
@@ -33,20 +33,14 @@ def begin(session: Any, *, per_message: int = PER_MESSAGE, per_request: int = PE
             "system": {"id": s.system.id, "text": s.system.text, "tokens": s.system.tokens}}
 
 
+# A recorded message in an `add` (bench.harness.record's keys, in the protocol's order; the optional
+# ones only when set).
+ADD = ("id", "role", "tag", "text", "tokens", "t", "source", "calls", "call", "tool", "skill")
+
+
 def message(m: Message) -> dict[str, Any]:
     """A recorded message as an `add` entry: only the fields it has."""
-    out: dict[str, Any] = {"id": m.id, "role": m.role, "tag": m.tag, "text": m.text, "tokens": m.tokens, "t": m.t}
-    if m.source:
-        out["source"] = m.source
-    if m.calls:
-        out["calls"] = [{"id": c.id, "tool": c.tool, "args": c.args} for c in m.calls]
-    if m.call_id:
-        out["call"] = m.call_id
-    if m.tool:
-        out["tool"] = m.tool
-    if m.skill:
-        out["skill"] = m.skill
-    return out
+    return to_json(m, ADD)
 
 
 def decode(line: bytes) -> dict[str, Any]:
@@ -90,20 +84,11 @@ def written(tok: Tokenizer, item: dict[str, Any], where: str) -> Message:
     text = item.get("text")
     if not isinstance(text, str):
         raise ExternalError(f"{where}: text must be a string")
-    call, tool = item.get("call"), item.get("tool")
-    if role == "tool" and not isinstance(call, str):
+    if role == "tool" and not isinstance(item.get("call"), str):
         raise ExternalError(f"{where}: a tool message needs \"call\", the id of the call it answers")
     try:
-        calls = [Call(str(c["id"]), str(c["tool"]), dict(c.get("args") or {})) for c in item.get("calls") or ()]
-        parts = [Part(str(p[0]), str(p[1])) if isinstance(p, list) else Part(str(p["tag"]), str(p["text"]))
-                 for p in item.get("parts") or ()]
-    except (KeyError, TypeError, ValueError, IndexError):
-        raise ExternalError(f"{where}: calls must be {{id, tool, args}} objects and parts [tag, text] pairs") from None
-    try:
-        return make(tok, id=mid, role=role, text=text, tag=tag, t=float(item.get("t") or 0.0), calls=calls,
-                    call_id=call if role == "tool" else None, tool=tool if isinstance(tool, str) else None,
-                    source=item.get("source") if isinstance(item.get("source"), str) else None, parts=parts)
-    except (ValueError, TypeError) as exc:
+        return from_json(tok, item, loose=True)
+    except (ValueError, TypeError) as exc:   # malformed calls or parts, parts that do not join, a t not a number
         raise ExternalError(f"{where}: {exc}") from None
 
 
