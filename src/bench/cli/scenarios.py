@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from bench import HOME
+from bench.cli import COMMANDS
 from bench.cli.audit import main as audit_main
 from bench.cli.parser import Parser
 from bench.errors import BadInput
@@ -245,19 +246,10 @@ def cmd_generate(argv: list[str]) -> int:
 
 SUBCOMMANDS = {"list": cmd_list, "show": cmd_show, "validate": cmd_validate, "generate": cmd_generate,
                "audit": audit_main}
-SYNOPSIS = """\
-  scenarios list [PATH...]         the scenarios with their size and window
-  scenarios show ID                one scenario: events, truth, probes
-  scenarios validate PATH...       check scenario files; one line per problem
-  scenarios generate [OPTIONS]     write the generated scenario library
-  scenarios audit [PATH...] [--min-gap X] [--by-scenario]
-                                   run the oracle, truncate and the reference adversaries; exit 1
-                                   when the set cannot tell an adversary from the oracle"""
-
-
 def main(argv: list[str]) -> int:
     if argv and argv[0] in ("-h", "--help"):
-        print("usage: compaction-bench scenarios COMMAND [ARGS]\n\ncommands:\n" + SYNOPSIS.replace("  scenarios ", "  "))
+        print("usage: compaction-bench scenarios COMMAND [ARGS]\n\ncommands:\n"
+              + COMMANDS["scenarios"].synopsis)
         return 0
     if not argv or argv[0] not in SUBCOMMANDS:
         known = " | ".join(SUBCOMMANDS)
