@@ -360,7 +360,7 @@ def test_the_design_keeps_to_its_length():
         "docs/design.md is the rationale; put detail in the reference pages"
 
 
-PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "CHANGELOG.md", *sorted(DOCS.glob("*.md"))]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
