@@ -2,7 +2,7 @@
 code), in summary.csv's column order, and the lists the gate, repeats, report, audit and viewer share.
 
 A new scorer is one module declaring its `FAMILY` plus its entry in FAMILIES; everything that lists
-metrics reads them from here, and tests/test_metrics.py holds the docs' tables to it.
+metrics reads them from here, and tests/test_docs.py holds the docs' tables to it.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def shown(view: str) -> list[Metric]:
 
 
 def docs_table() -> str:
-    """The README's table of summary columns, one row per metric (tests/test_metrics.py keeps it there)."""
+    """The README's table of summary columns, one row per metric (tests/test_docs.py keeps it there)."""
     rows = ["| column | meaning |", "|---|---|"]
     for m in METRICS:
         text = (m.meaning + (" (lower is better)" if m.direction == "lower" else "")).replace("|", "\\|")
