@@ -85,7 +85,6 @@ COUNTED = [m.column for m in AUDITED if m.direction == "count"]
 SHORT = {m.column: m.short for m in AUDITED}
 # Cost and cache are judged only with what the strategy knows (a Pareto view): never on their own.
 PRICED = {m.column: m.higher for m in METRICS if m.column in ("cost_usd", "cache_hit_rate")}
-SHORT.update({m.column: m.short for m in METRICS if m.column in PRICED})
 OVERFLOW = "overflow_requests"   # what `stop_compacting` must show
 
 

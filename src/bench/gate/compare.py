@@ -21,7 +21,7 @@ from pathlib import Path
 from bench.errors import BadInput
 from bench.gate.thresholds import Gate, load as load_gate, parse_flag
 from bench.scoring.metric import COMPARE
-from bench.scoring.metrics import COUNTS, RELATIVE, higher_is_better, shown
+from bench.scoring.metrics import COUNTS, RELATIVE, RETENTION, higher_is_better, shown
 from bench.scoring.oracle import COLUMN as UNMEASURED, columns, decode
 from bench.results.store import KEY_COLUMNS, cell_key, failed_cells, read_csv, scenario_tags, summary_path
 from bench.results.stats import EPS, Interval, paired_interval, unpaired_interval, verdict
@@ -29,7 +29,6 @@ from bench.results.stats import EPS, Interval, paired_interval, unpaired_interva
 CELL = ("scenario", "strategy", "writer", "window")   # a cell; its repeats differ in seed
 # Cost never alone: a gated cost or cache hit rate passes only where what the strategy knows did not fall.
 PRICED = ("cost_usd", "cache_hit_rate")
-RETENTION = ("goal_retention", "constraint_fidelity", "fact_retention")
 INFO = ["compactions", *(m.column for m in shown(COMPARE))]   # in the table of means, never gated
 
 
