@@ -36,7 +36,7 @@ def test_every_committed_scenario_validates_and_is_generated(library):
 def test_sizes_force_several_compactions(library):
     _, scenarios = library
     windows = [s.window for s in scenarios]
-    assert min(windows) == 16_000 and max(windows) == 200_000
+    assert min(windows) == 8_000 and max(windows) == 200_000   # 8k-12k: many compactions per session (issue 23)
     tokens = {s.id: scenario_tokens(s) for s in scenarios}
     for s in scenarios:
         assert tokens[s.id] >= 4 * s.window, f"{s.id}: {tokens[s.id]} tokens < 4x window {s.window}"
