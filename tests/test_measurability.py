@@ -166,3 +166,28 @@ def test_cost_and_cache_are_gated_only_together_with_retention_not_falling():
     assert compare(base, cheaper, gate).passed
     # and without a gate on cost, the retention gate alone decides, as before
     assert compare(base, padded, build_gate(max_drop=1.0)).passed
+
+
+def test_the_findings_read_cost_and_cache_beside_retention():
+    """No "best cost" on its own: the findings name the Pareto front of cost (and of cache) against retention,
+    and say when the cheapest is cheaper by knowing less."""
+    import pandas as pd
+
+    from bench.report import headline
+
+    def cell(strategy, scenario, goal, cost, cache):
+        return {"scenario": scenario, "strategy": strategy, "writer": "offline", "window": 100, "seed": 0,
+                "oracle": int(strategy == "full"), "needs_compaction": 1, "goal_retention": goal,
+                "constraint_fidelity": goal, "fact_retention": goal, "cost_usd": cost, "cache_hit_rate": cache,
+                "compactions": 0 if strategy == "full" else 3}
+
+    rows = [cell(s, x, g, c, h) for x in ("a", "b") for s, g, c, h in
+            (("full", 1.0, 1.0, 0.9), ("truncate", 0.4, 0.6, 0.7), ("good", 0.8, 0.5, 0.8), ("padded", 0.3, 0.45, 0.95))]
+    summary = headline.with_cost_vs_full(pd.DataFrame(rows))
+    summary = summary.assign(strategy=[f"{s} (oracle)" if o else s for s, o in zip(summary["strategy"], summary["oracle"])])
+    t = headline.table(summary)
+    text = " ".join(headline.findings(t, None, summary))
+    assert "cost ×full: padded is best" not in text and "cost ×full read with retention" in text
+    assert "The cheapest, padded, is cheaper by knowing less: retention 0.300 against good's 0.800." in text
+    assert "The most cached, padded, is more cached by knowing less" in text
+    assert "truncate (0.600, 0.400: good is cheaper and knows as much or more)" in text
