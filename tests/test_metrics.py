@@ -81,7 +81,6 @@ CHOICES = {
     ("audit/__init__.py", "goal_retention"): "the metrics the stop_compacting adversary may be caught on",
     ("models/litellm_model.py", "input_tokens"): "a model reply's usage record, named like the columns",
     ("report/__init__.py", "goal_retention"): "the quality figure's bars, which its caption names",
-    ("report/data.py", "goal_retention"): "the report's retention composite, which its captions name",
 }
 DECLARING = {"scoring/checks.py", "scoring/usage.py", "scoring/probes.py", "scoring/metrics.py"}
 

@@ -23,6 +23,9 @@ OPTIONAL = {m.column: m.higher for m in METRICS if m.gated == "named"}   # True:
 GATED = [*COUNTS, *HIGHER, *LOWER, *OPTIONAL]
 RELATIVE = {m.column for m in METRICS if m.relative}       # thresholds that are a share of the base value
 SCORES = [m.column for m in METRICS if m.gated == "always"]   # the report's score tables, in column order
+# What a strategy knows, in one number per cell: the mean of these (the report's retention composite, and what
+# cost and the cache hit rate are read beside: the Pareto view, compare's gate on them).
+RETENTION = ["goal_retention", "constraint_fidelity", "fact_retention"]
 
 
 def higher_is_better(column: str) -> bool:
@@ -45,4 +48,4 @@ def docs_table() -> str:
 
 
 __all__ = ["METRICS", "FAMILIES", "BY_COLUMN", "BY_NAME", "COLUMNS", "HIGHER", "LOWER", "COUNTS", "OPTIONAL",
-           "GATED", "RELATIVE", "SCORES", "higher_is_better", "shown", "docs_table"]
+           "GATED", "RELATIVE", "SCORES", "RETENTION", "higher_is_better", "shown", "docs_table"]
