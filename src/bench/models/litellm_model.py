@@ -41,6 +41,11 @@ class Unusable(Exception):
     """The server answered 200 but the answer cannot be used; retried like an HTTP error."""
 
 
+class Blank(Unusable):
+    """The model answered, with nothing (no text, no tool calls): at temperature 0 the same request gets the same
+    answer, so it is not asked again."""
+
+
 @lru_cache(maxsize=1)
 def _litellm():
     """Import litellm once, offline-safe and quiet (no price-map fetch, no debug banners)."""
@@ -153,6 +158,15 @@ class LitellmModel(Model):
                 reply = parse(resp)
             except fatal as exc:
                 raise ModelError(f"{self.cfg.model}: {scrub(_describe(exc))}") from None
+            except Blank as exc:
+                if not self.cfg.temperature and "seed" not in req:
+                    raise ModelError(f"{self.cfg.model}: {exc} (not asked again: at temperature 0 the same request "
+                                     f"gets the same answer)") from None
+                if attempt + 1 == tries:
+                    raise ModelError(f"{self.cfg.model}: failed after {tries} tries: {exc}") from None
+                self.stats.retries += 1
+                await self.sleep(self.wait(attempt, exc))
+                continue
             except (Unusable, asyncio.TimeoutError, litellm.APIError, litellm.Timeout,
                     litellm.APIConnectionError, litellm.RateLimitError, litellm.InternalServerError,
                     litellm.ServiceUnavailableError, OSError) as exc:
@@ -210,7 +224,7 @@ def parse(resp: Any) -> Reply:
     if not isinstance(text, str):
         raise Unusable(f"the answer's content is {type(text).__name__}, not text")
     if not text.strip() and not calls:
-        raise Unusable("the answer is empty (no text, no tool calls)")
+        raise Blank("the answer is empty (no text, no tool calls)")
     return Reply(text=text, calls=tuple(calls), usage=usage_of(resp),
                  model=getattr(resp, "model", "") or "", finish=choices[0].finish_reason)
 

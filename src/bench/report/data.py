@@ -39,7 +39,8 @@ def headline(df):
         return df, df.iloc[0:0]
     oracle = df["oracle"].fillna(0).astype(float) > 0 if "oracle" in df.columns else False
     over = df["overflow_requests"].fillna(0) > 0 if "overflow_requests" in df.columns else False
-    keep = (df["compactions"].fillna(0) > 0) | oracle | over
+    failed = df["compaction_failures"].fillna(0) > 0 if "compaction_failures" in df.columns else False
+    keep = (df["compactions"].fillna(0) > 0) | failed | oracle | over   # a cell whose compactions all failed tried
     return df[keep], df[~keep]
 
 

@@ -310,8 +310,10 @@ def dump_yaml(data: dict) -> str:
 def never_compacted(row: dict[str, str]) -> bool:
     """A cell whose session fit — its strategy never compacted and sent nothing over the window — scored
     the oracle's context, not its own: like the report's headline means, the audit leaves it out (the
-    oracle always counts). One that overflowed instead of compacting is scored."""
-    return not number(row.get("oracle")) and number(row.get("compactions")) == 0 and not number(row.get("overflow_requests"))
+    oracle always counts). One that overflowed instead of compacting is scored, and so is one whose
+    compactions all failed (it tried: its failures and fallbacks are what it scores)."""
+    return not number(row.get("oracle")) and number(row.get("compactions")) == 0 \
+        and not number(row.get("compaction_failures")) and not number(row.get("overflow_requests"))
 
 
 def number(v) -> float | None:

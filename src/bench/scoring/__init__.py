@@ -169,7 +169,9 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
     memo = memo or Memo()
     sc: Scoring = getattr(cell, "scoring", None) or Scoring()
     scenario, base = cell.scenario, dict(zip(KEY_COLUMNS, cell.key))
-    starts = sorted(c["request"] for c in read_jsonl(cell_dir / "compactions.jsonl") if c.get("ok"))
+    # check points: after each compaction, and after each failed one whose fallback changed the context
+    starts = sorted(c["request"] for c in read_jsonl(cell_dir / "compactions.jsonl")
+                    if c.get("ok") or (c.get("fallback") and c.get("after") != c.get("before")))
     judge = memo.judge(scenario, tok, cell.markers)
     timeline = judge.timeline
     meter = Meter(sc.cache, memo.rates_for(sc.model, sc.cache))
