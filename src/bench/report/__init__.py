@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from bench.results import failures
 from bench.results.store import read_config
 from bench.report.render import Doc, Table, markdown, to_html
 from bench.report.figures import Painter
@@ -85,6 +86,9 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                                 "left out (listed below).",
                      id="headline"))
     for sentence in headline.findings(table, idle, main, summary[~summary["strategy"].str.endswith(" (oracle)")]):
+        doc.p(sentence)
+    stressed = {str(w) for w in summary["writer"].astype(str) if str(w).startswith("offline:")}
+    for sentence in failures.sentences(failures.read(compactions), stressed):   # failed compactions, non-answers
         doc.p(sentence)
     S.link_viewer(doc, run_dir)
     roles = {str(S.section(cfg, r).get("model")) for r in ("agent", "judge")}
