@@ -30,7 +30,7 @@ from bench.scenarios.model import Call
 from bench.harness.model import Model, ModelConfig, Reply, Usage
 from bench.harness.wire import to_wire
 from bench.models.cache import ANSWERED, ResponseCache, cache_key
-from bench.models.progress import Progress
+from bench.models.progress import HEARTBEAT, Progress
 from bench import env
 
 ANNOUNCE = 10.0        # a wait this long or longer is said on stderr
@@ -125,6 +125,7 @@ class LitellmModel(Model):
         answered = ANSWERED.get()
         if answered is not None:
             answered.append((self.cache, key))
+        took: float | None = None
         try:
             if self.cache is not None and not self.cfg.refresh:
                 hit = from_cache(self.cache.get(key))
@@ -132,7 +133,9 @@ class LitellmModel(Model):
                     self.stats.cache_hits += 1
                     return hit
             async with self._semaphore():
+                started = time.perf_counter()
                 reply = await self._call(req)
+                took = time.perf_counter() - started
             if self.cache is not None and reply.finish != "length":   # a cut-off answer is used, never kept
                 self.cache.put(key, self.cfg.model, to_cache(reply))
             return reply
@@ -141,7 +144,7 @@ class LitellmModel(Model):
             raise
         finally:
             self.stats.calls += 1
-            self.progress.update()
+            self.progress.update(took)
 
     async def _call(self, req: dict[str, Any]) -> Reply:
         litellm = _litellm()
@@ -151,10 +154,10 @@ class LitellmModel(Model):
         for attempt in range(tries):
             self.stats.http += 1
             try:
-                resp = await asyncio.wait_for(
+                resp = await self._beating(asyncio.wait_for(
                     litellm.acompletion(**req, **self.endpoint(), timeout=self.cfg.timeout,
                                         num_retries=0, max_retries=0),
-                    timeout=self.cfg.timeout * 1.5 + 5)
+                    timeout=self.cfg.timeout * 1.5 + 5))
                 reply = parse(resp)
             except fatal as exc:
                 raise ModelError(f"{self.cfg.model}: {scrub(_describe(exc))}") from None
@@ -180,6 +183,22 @@ class LitellmModel(Model):
             reply.latency_s = time.perf_counter() - started
             return reply
         raise AssertionError("unreachable")
+
+    async def _beating(self, call: Any) -> Any:
+        """Await `call`, saying every HEARTBEAT seconds that it is still under way (a slow local model's
+        prompt pass can take minutes, and a CI log would otherwise show nothing)."""
+        task = asyncio.ensure_future(call)
+        waited = 0.0
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=HEARTBEAT)
+                if done:
+                    return task.result()
+                waited += HEARTBEAT
+                self.progress.heartbeat(waited)
+        finally:
+            if not task.done():
+                task.cancel()
 
     def endpoint(self) -> dict[str, Any]:
         """Where to send requests. A local OpenAI-compatible server (vLLM, llama.cpp, Ollama)
