@@ -18,7 +18,9 @@ The checks are structural, not word lists:
   identifier, a path, a number, or a pair of content words side by side ("flaky tests", "release
   branch"). An answer that shares fewer than two of them with the conversation — the instruction and
   the system prompt do not count — is a chat reply, an echo of the instruction, an invented text or
-  "I do not know". Where the conversation itself holds too few specifics to tell, this check passes.
+  "I do not know"; a terse one that shares one, with at most one specific of its own besides
+  ("Next: #106."), passes. Where the conversation itself holds too few specifics to tell, this check
+  passes.
 - **every section empty** (for answers under named headings): "None." under each heading.
 
 `assess` is the task-independent part (the harness records its verdict on every writer call in
@@ -135,7 +137,10 @@ def carries(answer: str, source: Sequence[str], exclude: Sequence[str] = ()) -> 
             return True
         if len(seen) < MIN_SOURCE:
             seen |= spec - barred
-    return len(seen) < MIN_SOURCE
+    if len(seen) < MIN_SOURCE:
+        return True
+    # a terse answer ("Next: #106.") carries one specific, and little else of its own
+    return len(found) >= 1 and 2 * len(found) >= len(own)
 
 
 def repeats_one(answer: str, source: Sequence[str]) -> bool:
