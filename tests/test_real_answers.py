@@ -87,7 +87,7 @@ def test_the_stop_ended_ones_fail_for_what_they_are_not_only_for_being_cut():
         if row["finish"] == "stop":
             kinds.setdefault(row["strategy"], set()).add(answers.assess(request(row), row["text"], "stop").split(" (")[0])
     assert kinds == {"naive": {"the answer carries nothing of the conversation",
-                               "the answer repeats one message of the conversation word for word"},
+                               "the answer repeats one short message of the conversation word for word"},
                      "anchored": {"the answer carries nothing of the conversation"}}
 
 

@@ -35,11 +35,12 @@ from collections import Counter
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from bench.harness.messages import Message
+from bench.harness.messages import EVENT_TAGS, Message
 
 CUT = "length"               # the finish reason of an answer cut at max_tokens (OpenAI, litellm, llama.cpp)
 MIN_SPECIFICS = 2            # specifics of the conversation an answer must repeat
 MIN_SOURCE = 4               # with fewer in the conversation there is nothing to tell an answer by
+SHORT_WORDS = 40            # an answer this short that copies one recorded message whole is a copy
 LOOP_MIN_CHARS = 64          # a shorter text is never called a loop
 RUN = re.compile(r"(.{1,12}?)\1{15,}", re.S)     # a unit of up to 12 characters 16 times or more in a row
 SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -144,15 +145,19 @@ def carries(answer: str, source: Sequence[str], exclude: Sequence[str] = ()) -> 
 
 
 def repeats_one(answer: str, source: Sequence[str]) -> bool:
-    """The answer is word for word one whole message of a conversation of several: a copy, not an account."""
-    if len(source) < 2:
-        return False
+    """A short answer that is word for word one whole message of a conversation of several: a chat line
+    copied back, not an account."""
     norm = " ".join(answer.split())
+    if len(source) < 2 or len(norm.split()) > SHORT_WORDS:
+        return False
     return any(" ".join(text.split()) == norm for text in source)
 
 
-def problem(text: str, finish: str | None, source: Iterable[str], exclude: Iterable[str] = ()) -> str | None:
-    """Why `text` (with its finish reason) does not do a writer task about `source`, or None."""
+def problem(text: str, finish: str | None, source: Iterable[str], exclude: Iterable[str] = (),
+            copies: Sequence[str] | None = None) -> str | None:
+    """Why `text` (with its finish reason) does not do a writer task about `source`, or None. `copies`: the
+    messages a short answer may not merely repeat (default: `source`; callers that know pass the recorded
+    events only, since an earlier summary nothing new displaced may come back whole)."""
     if cut(finish):
         return "the answer was cut at max_tokens (finish: length)"
     if not text.strip():
@@ -162,25 +167,33 @@ def problem(text: str, finish: str | None, source: Iterable[str], exclude: Itera
         return "the answer is a repetition loop"
     if not carries(text, source, exclude):
         return "the answer carries nothing of the conversation (a chat reply, an echo of the instruction, or a non-answer)"
-    if repeats_one(text, source):
-        return "the answer repeats one message of the conversation word for word"
+    if repeats_one(text, source if copies is None else copies):
+        return "the answer repeats one short message of the conversation word for word"
     return None
 
 
 def conversation(request: Sequence[Message]) -> tuple[list[str], list[str]]:
-    """(source, exclude) of a writer request: what it is about (every message but the system prompt and
-    the last one, the instruction) and what does not count (those two)."""
+    """(source, exclude) of a writer request: what it is about (every message but the system prompt, the last
+    one — the instruction — and the writer's own earlier answers in the same turn, such as a checkpoint
+    before its repair) and what does not count (the system prompt and the instruction)."""
     if not request:
         return [], []
     head = 1 if request[0].role == "system" else 0
-    return [m.text for m in request[head:-1]], [m.text for m in (*request[:head], request[-1])]
+    own = [m for m in request[head:-1] if not (m.role == "assistant" and m.tag not in EVENT_TAGS)]
+    return [m.text for m in own], [m.text for m in (*request[:head], request[-1])]
+
+
+def events(messages: Iterable[Message]) -> list[str]:
+    """The texts of the recorded events among `messages` (not what a strategy wrote)."""
+    return [m.text for m in messages if m.tag in EVENT_TAGS]
 
 
 def assess(request: Sequence[Message], text: str, finish: str | None) -> str | None:
     """The task-independent verdict on a writer's final answer (no tool calls) to `request`: why it is
     not an answer, or None."""
     source, exclude = conversation(request)
-    return problem(text, finish, source, exclude)
+    head = 1 if request and request[0].role == "system" else 0
+    return problem(text, finish, source, exclude, events(request[head:-1]))
 
 
-__all__ = ["assess", "problem", "carries", "repeats_one", "loops", "cut", "specifics", "conversation", "CUT"]
+__all__ = ["assess", "problem", "carries", "repeats_one", "events", "loops", "cut", "specifics", "conversation", "CUT"]

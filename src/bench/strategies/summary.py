@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.errors import ModelError
-from bench.harness.answers import problem
+from bench.harness.answers import events, problem
 from bench.harness.messages import Message
 from bench.harness.strategy import Compaction, Session, Strategy, drop_oldest
 
@@ -56,7 +56,8 @@ async def draft(session: Session, messages: list[Message], instruction: Message,
     text = reply.text.strip()
     if not text:
         return Draft(error="the writer returned no summary")
-    why = problem(text, reply.finish, [m.text for m in messages], [session.system.text, instruction.text])
+    why = problem(text, reply.finish, [m.text for m in messages], [session.system.text, instruction.text],
+                  events(messages))
     if why:
         return Draft(error=f"not a summary: {why}")
     out = Draft(text=text, budget=budget)
