@@ -142,7 +142,9 @@ class LoggedModel(Model):
             raise
         call.update(asdict(reply.usage), cached=reply.cached, retries=reply.retries,
                     latency_s=round(reply.latency_s, 3), model=reply.model or self.name, finish=reply.finish)
-        if not reply.calls:   # a final answer: does it do a writer task at all? (whatever the strategy decides)
+        if reply.calls:
+            call["tool_calls"] = len(reply.calls)
+        else:                 # a final answer: does it do a writer task at all? (whatever the strategy decides)
             why = assess(msgs, reply.text, reply.finish)
             if why:
                 call["non_answer"] = why

@@ -66,7 +66,7 @@ def read(records: Iterable[dict[str, Any]]) -> dict[str, CellFailures]:
             if r.get("fallback"):
                 c.fallbacks[short(r.get("fallback"))] += 1
         finals = [k for k in r.get("calls") or () if isinstance(k, dict) and not k.get("error")
-                  and "finish" in k and k.get("finish") != "tool_calls"]
+                  and "finish" in k and not k.get("tool_calls")]
         if finals:
             c.answered += 1
             if all(k.get("non_answer") for k in finals):
