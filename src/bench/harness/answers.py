@@ -31,6 +31,7 @@ what its task counts as the conversation.
 from __future__ import annotations
 
 import re
+import zlib
 from collections import Counter
 from functools import lru_cache
 from typing import Iterable, Sequence
@@ -97,11 +98,11 @@ def loops(text: str, source: Sequence[str] = ()) -> bool:
     body = text.strip()
     if len(body) < LOOP_MIN_CHARS:
         return False
-    run = RUN.search(body)
-    if run is not None and not run.group(1).strip(PUNCT):
-        run = None
-    if run is not None and len(run.group(0)) >= len(body) / 2:
-        return True
+    data = body.encode("utf-8", "surrogatepass")
+    if len(zlib.compress(data, 1)) <= 0.15 * len(data):    # only a text this compressible is mostly one run
+        run = RUN.search(body)
+        if run is not None and run.group(1).strip(PUNCT) and len(run.group(0)) >= len(body) / 2:
+            return True
     units = [u for u in (x.strip() for x in body.splitlines()) if u]
     if len(units) < 8:        # few lines: their sentences
         units = [u for u in (x.strip() for x in SENTENCE.split(body)) if u]
