@@ -180,4 +180,4 @@ def test_real_failure_profiles_make_naive_and_codex_lose_and_are_counted_as_fail
     assert flagged == {"the answer was cut at max_tokens", "the answer carries nothing of the conversation"}
     assert all(c["finish"] == "length" for c in calls if "cut at" in c.get("non_answer", ""))
     report = (tmp_path / "report.md").read_text()
-    assert "Failed compactions: naive with `offline:chatty`" in report and "failures by design" in report
+    assert "Failed compactions: naive with `offline:chatty`" in report and "(under a stress profile)" in report

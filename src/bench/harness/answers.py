@@ -123,8 +123,8 @@ def shape(line: str) -> str:
     return DIGITS.sub("0", MARK.sub("", line.strip()))
 
 
-def carries(answer: str, source: Sequence[str], exclude: Sequence[str] = ()) -> bool:
-    """The answer repeats at least two specifics of `source` (the conversation) that `exclude` (the
+def carries(answer: str, source: Sequence[str], exclude: Sequence[str] = (), least: int = MIN_SPECIFICS) -> bool:
+    """The answer repeats at least `least` (two) specifics of `source` (the conversation) that `exclude` (the
     instruction, the system prompt) does not hold; True when `source` has too few to tell."""
     barred: set[str] = set()
     for text in exclude:
@@ -135,7 +135,7 @@ def carries(answer: str, source: Sequence[str], exclude: Sequence[str] = ()) -> 
     for text in source:
         spec = specifics(text)
         found |= own & spec
-        if len(found) >= MIN_SPECIFICS:
+        if len(found) >= least:
             return True
         if len(seen) < MIN_SOURCE:
             seen |= spec - barred

@@ -116,7 +116,7 @@ def sentences(cells: dict[str, CellFailures], stressed: Iterable[str] = ()) -> l
                 + (f"; every compaction failed in {whole} of {len(group)} cells — their scores are the fallback's, "
                    "not the writer's" if whole else "") + ".")
         if writer in stressed:
-            text += " (a stress profile: failures by design)"
+            text += " (under a stress profile)"
         out.append(text)
     flagged = [c for c in cells.values() if c.flagged]
     for writer in sorted({c.writer() for c in flagged}):

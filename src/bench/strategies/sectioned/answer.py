@@ -150,10 +150,11 @@ async def ask(strategy: Strategy, inputs: list[Message], instruction: Message, b
     bodies = [b for b in sections.values() if not empty(b)]
     if not bodies:
         raise Failed("not an answer: every section is empty")
-    # what the answer is about is the conversation sent; sections carried over from <current-sections> are
-    # the account so far, not news: a merge that adds nothing of its span merged nothing
-    _, template = _split_current(instruction.text)
-    if not answers.carries("\n".join(bodies), [m.text for m in sent], [session.system.text, template]):
+    # what the answer is about is the conversation sent and the sections so far (<current-sections>), which
+    # a merge carries on; but a merge that adds nothing of its span merged nothing
+    current, template = _split_current(instruction.text)
+    body, exclude, span = "\n".join(bodies), [session.system.text, template], [m.text for m in sent]
+    if not answers.carries(body, [*current, *span], exclude) or (current and not answers.carries(body, span, exclude, 1)):
         raise Failed("not an answer: the sections carry nothing of the conversation (a chat reply, an echo of the "
                      "instruction, or invented text)")
     return Answer(text=text, sections=sections, problems=problems + found, left_out=left_out)
