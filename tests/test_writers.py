@@ -44,14 +44,14 @@ def test_compare_along_the_writer_axis_says_so_and_lists_regressed_cells_first(t
     capsys.readouterr()
     assert cli(["compare", str(two), "--writers", "offline,offline:loosen"]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("compares writers of one run: offline (base) against offline:loosen (new)")
-    assert out[1].startswith("regression: ") and "/naive/offline→offline:loosen/4500: constraint_fidelity" in out[1]
+    assert out[0].startswith("regression: ") and "/naive/offline→offline:loosen/4500: constraint_fidelity" in out[0]
+    assert out[-2].startswith("compares writers of one run: offline (base) against offline:loosen (new)")
     assert cli(["compare", str(two), "--writers", "offline:loosen,offline:loosen"]) == 2
     assert cli(["compare", str(two), "--writers", "offline,gpt-9"]) == 2
     assert cli(["compare", str(two)]) == 2
     assert "gpt-9" in capsys.readouterr().err
     assert cli(["compare", str(two), str(two)]) == 0
-    assert capsys.readouterr().out.startswith("compares runs: BASE against NEW")
+    assert capsys.readouterr().out.splitlines()[-2].startswith("compares runs: BASE against NEW")
 
 
 def test_a_stress_only_run_has_a_headline(tmp_path, capsys):
@@ -109,3 +109,23 @@ def test_the_variance_split_sees_an_agent_whose_seed_matters_and_says_when_seeds
     assert v["interaction"] == pytest.approx(0.0) and v["session"] == pytest.approx(0.09)
     plain = F.variance(frame([(s, "naive", "W", ws, ws * 0.1) for s in "ab" for ws in (0, 1)]), ["m"], "X")
     assert "agent seed" not in plain.columns and plain.iloc[0]["seeds (writer and agent)"] == pytest.approx(0.0025)
+
+
+def test_offline_against_a_writer_behind_the_loopback_server(loopback, tmp_path, api_key, capsys):
+    """The second writer is real litellm over HTTP; every one of its calls fails, so its compactions fall back
+    and the writer axis shows it: its own rows, a worse verdict, and compare's regressed cells first."""
+    loopback.fail("500", times=10_000)
+    out = tmp_path / "run"
+    code = cli(["run", "-m", "writer.model=offline,openai/test", f"writer.api_base={loopback.url}",
+                "writer.retries=0", "writer.backoff=0.01", "concurrency=1", "scenarios=[scenarios/hand/pr-queue-small.yaml]",
+                "strategies=[naive,truncate]", f"out={out}"])
+    assert code == 1 and loopback.calls > 0          # every call of a writer failed: the run says so
+    text = capsys.readouterr().out
+    assert "naive · offline " in text and "naive · openai/test " in text
+    md = (out / "report.md").read_text()
+    section = md.split("## Writers\n")[1].split("\n## ")[0]
+    assert "against `offline`" in section and "| naive | openai/test | goal_retention |" in section
+    assert cli(["compare", str(out), "--writers", "offline,openai/test"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("regression: pr-queue-small/naive/offline→openai/test/")
+    assert lines[-2].startswith("compares writers of one run: offline (base) against openai/test (new)")

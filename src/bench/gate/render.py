@@ -53,8 +53,8 @@ def text(res: Result) -> str:
              "new": show(d.new), "delta": show(d.delta, sign=True), "delta 95%": _interval(d),
              "verdict": d.verdict if d.threshold is not None else "", "status": d.status} for d in res.means]
     lines += ([""] if lines else []) + [format_table(rows, cols)] if rows else []
-    lines += [f"note: {n}" for n in res.notes] + [_headline(res)]
-    return "\n".join([f"compares {res.axis}", *lines]) + "\n"
+    lines += [f"note: {n}" for n in res.notes] + [f"compares {res.axis}", _headline(res)]
+    return "\n".join(lines) + "\n"
 
 
 def as_json(res: Result) -> str:
