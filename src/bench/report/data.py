@@ -288,9 +288,11 @@ def intervals(df, metrics: list[str]):
         return pd.DataFrame()
     ref = strategies[0]
     rows = []
+    # rows per strategy · writer pair across writers on the same session; a strategy pooling writers keeps them apart
+    pooled = bool((df.groupby("strategy")["writer"].nunique() > 1).any())
     for m in present(df, metrics):
         vals = df[df[m].notna()]
-        keyed = {s: {(r.scenario, r.window, r.writer, r.seed): r[m] for _, r in g.iterrows()}
+        keyed = {s: {(r.scenario, r.window, r.writer if pooled else "", r.seed): r[m] for _, r in g.iterrows()}
                  for s, g in vals.groupby("strategy", sort=False)}
         for s in strategies:
             if s not in keyed:
