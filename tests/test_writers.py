@@ -129,3 +129,12 @@ def test_offline_against_a_writer_behind_the_loopback_server(loopback, tmp_path,
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("regression: pr-queue-small/naive/offline→openai/test/")
     assert lines[-2].startswith("compares writers of one run: offline (base) against openai/test (new)")
+
+
+def test_the_console_gives_the_writer_by_agent_effects(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli(["run", "-m", "writer.model=offline,offline:blur", "agent.model=offline,offline:blur",
+                "scenarios=[scenarios/hand/pr-queue-small.yaml]", "strategies=[naive]", "stress=[]", f"out={out}"]) == 0
+    text = capsys.readouterr().out.split("writer × agent (main effects and interaction")[1]
+    row = next(x.split() for x in text.splitlines() if x.startswith("naive") and " goal " in f" {x} ")
+    assert float(row[2]) < 0 and float(row[3]) == 0            # the blurring writer loses the goal; the agent does not
