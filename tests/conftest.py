@@ -19,3 +19,16 @@ def api_key(monkeypatch):
     key = "sk-compbench-test-7f3a9c2e1d"
     monkeypatch.setenv("OPENAI_API_KEY", key)
     return key
+
+
+@pytest.fixture(scope="module")
+def local_model():
+    """The small real model (SmolLM2-135M-Instruct on CPU behind bench/testing/local/server.mjs), started for
+    the module; skipped, saying what is missing, where `python -m bench.testing.local install` has not run."""
+    from bench.testing.local import LocalModelServer, missing
+
+    why = missing()
+    if why:
+        pytest.skip(f"local model not installed: {why}")
+    with LocalModelServer() as server:
+        yield server

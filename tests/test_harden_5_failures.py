@@ -104,15 +104,19 @@ def test_a_run_through_a_long_retry_after_finishes_and_says_why_it_waited(tmp_pa
     assert "waiting 0.2 s before try 2 of 4: the server asked for 3600 s (Retry-After), capped by max_wait=0.2" in err
 
 
-def test_an_empty_answer_is_retried_and_never_cached(tmp_path):
+def test_an_empty_answer_is_retried_when_sampling_and_never_cached(tmp_path):
     with Scripted(completion(""), completion(None)) as srv:
-        m = model(srv, tmp_path)
+        m = model(srv, tmp_path, temperature=0.7)
         reply = asyncio.run(m.chat(ASK))
         assert reply.retries == 2 and reply.text and srv.calls == 3
     assert len(ResponseCache(tmp_path / "cache")) == 1          # only the answer that had something in it
     with Scripted(completion(""), completion(""), completion("")) as srv:
         with pytest.raises(ModelError, match="the answer is empty"):
+            asyncio.run(model(srv, None, temperature=0.7).chat(ASK))
+    with Scripted(completion(""), completion("late")) as srv:    # at temperature 0 the same request, the same answer
+        with pytest.raises(ModelError, match=r"the answer is empty .*not asked again"):
             asyncio.run(model(srv, None).chat(ASK))
+        assert srv.calls == 1
 
 
 def test_a_cut_off_answer_is_used_but_never_cached(tmp_path):
@@ -160,7 +164,8 @@ def test_an_unusable_checkpoint_is_a_failed_compaction_and_not_cached(tmp_path):
         code, _, err = cli("run", *[a for a in RUN if not a.startswith("window=")], "strategies=[vibey]",
                            f"writer.api_base={srv.url}", f"responses.dir={cache}", f"out={tmp_path / 'r'}")
         asked = srv.calls
-    assert code == 0, err
+    # a writer none of whose answers did the task: the cells finish, and the exit code says it failed
+    assert code == 1 and "writer openai/test: none of its answers did the task" in err, err
     comps = [json.loads(x) for x in (tmp_path / "r" / "compactions.jsonl").read_text().splitlines()]
     rejected = [c for c in comps if c["calls"]]
     assert rejected and all(c["error"] for c in rejected)

@@ -65,6 +65,17 @@ def test_fault_retried_then_model_error(loopback, kind):
     assert (m.stats.calls, m.stats.failures, m.stats.retries) == (2, 1, 2)
 
 
+def test_a_blank_answer_at_temperature_0_is_not_asked_again(loopback):
+    """The same request at temperature 0 gets the same answer: an empty one is a failed call at once."""
+    m = model(loopback, retries=3, backoff=0.01)
+    loopback.fail("blank", times=3)
+    with pytest.raises(ModelError, match=r"empty .* \(not asked again: at temperature 0"):
+        asyncio.run(m.chat(MESSAGES))
+    assert loopback.calls == 1 and m.waits == []
+    sampling = model(loopback, retries=3, backoff=0.01, temperature=0.7)     # sampling may answer otherwise
+    assert asyncio.run(sampling.chat(MESSAGES)).retries == 2 and loopback.calls == 4
+
+
 def test_bad_request_is_not_retried(loopback):
     m = model(loopback)
     loopback.fail("400", times=3)

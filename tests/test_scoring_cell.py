@@ -89,7 +89,9 @@ def test_a_failing_agent_makes_probes_failed_to_run(tmp_path, monkeypatch):
     row = run_one(c, tmp_path)
     probes = [r for r in csv_rows(tmp_path / "checks.csv") if r["metric"] == "probe"]
     assert len(probes) == 2 and all(r["score"] == "" and "failed to run" in r["detail"] for r in probes)
-    assert row["probe_pass_rate"] == 0.0 and row["probes_answerable"] == 2   # the oracle could not run either
+    # the oracle could not run either: nothing says the agent could answer them, so none counts, and each says why
+    assert row["probe_pass_rate"] is None and row["probes_answerable"] == 0 and row["_oracle_unrun"] == 2
+    assert all("; oracle failed to run: agent: agent down" in r["detail"] for r in probes)
 
 
 def test_probes_the_oracle_fails_are_left_out(tmp_path):

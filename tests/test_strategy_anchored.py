@@ -51,12 +51,12 @@ def test_after_a_merge_the_summary_leads_and_the_newest_turns_stay_verbatim_with
 def test_a_section_the_writer_drops_or_empties_keeps_its_earlier_points():
     answers = iter(["## Session Intent\n- User: process items in order\n## File Modifications\n- edit src/m1.py\n"
                     "## Decisions Made\n- keep going\n## Next Steps\n- item 5",
-                    "## Session Intent\nNone.\n## Next Steps\n- item 9"])
+                    "## Session Intent\nNone.\n## Next Steps\n- keep going after item 5 in src/m1.py"])
     writer = Recorder(reply=lambda m, n: next(answers, "## Next Steps\n- later"))
     _, _, comps = run(long_scenario(turns=60), Anchored(), writer)
     second = sectioned.parse(comps[1]["text"], SECTIONS)[0]
     assert second["Session Intent"] == "- User: process items in order"
-    assert second["File Modifications"] == "- edit src/m1.py" and second["Next Steps"] == "- item 9"
+    assert second["File Modifications"] == "- edit src/m1.py" and second["Next Steps"] == "- keep going after item 5 in src/m1.py"
     assert any("'Session Intent' came back empty" in p for p in comps[1]["problems"])
     assert any("'Decisions Made' came back missing" in p for p in comps[1]["problems"])
 

@@ -7,7 +7,7 @@ from bench.errors import ModelError
 from bench.harness.messages import render_all
 from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.codex import PREFIX, PROMPT, Codex
-from test_strategy_common import TOK, Recorder, assert_paired, long_scenario, run
+from test_strategy_common import TOK, Recorder, overlong, assert_paired, long_scenario, run
 
 
 def session(turns: int = 40, window: int = 2500, bg_every: int = 7):
@@ -133,6 +133,6 @@ def test_writer_failures_change_nothing_and_fall_back_only_to_fit():
 
 def test_an_overlong_summary_is_cut_to_its_budget_and_recorded():
     s = session()
-    _, _, comps = run(s, Codex(), Recorder(reply=lambda msgs, n: "word " * (3 * n)))
+    _, _, comps = run(s, Codex(), Recorder(reply=overlong))
     assert comps and all(TOK.count(c["text"]) <= c["budget"] and "exceeds its budget" in c["problems"][0]
                          for c in comps)

@@ -45,6 +45,21 @@ def long_scenario(turns: int = 30, *, window: int = 2500, lines: int = 8, user_e
     return loader.from_events(events, id="long", window=window, user="Dana")
 
 
+def gist(messages) -> str:
+    """The first line of the first and the last message read: what a real summary repeats of its conversation."""
+    lines = [m.text.strip().splitlines()[0][:120] for m in (messages[:1] + messages[-1:]) if m.text.strip()]
+    return " / ".join(dict.fromkeys(lines))
+
+
+def overlong(messages, max_tokens) -> str:
+    """A real answer (the conversation's own lines, no loop) far over its budget."""
+    source = [x for m in messages[1:-1] for x in m.text.splitlines() if x.strip()]
+    lines: list[str] = []
+    while TOK.count("\n".join(lines)) < 3 * max_tokens:
+        lines += source
+    return "\n".join(lines)
+
+
 class Recorder(Model):
     """Records every writer request; answers with `inner` or with a summary naming what it read."""
     name = "recorder"
@@ -57,7 +72,7 @@ class Recorder(Model):
         if self.inner is not None:
             return await self.inner.chat(messages, tools=tools, max_tokens=max_tokens, purpose=purpose)
         text = self.reply(messages, max_tokens) if self.reply else \
-            "Summary of " + " ".join(m.id for m in messages[1:-1])
+            "Summary of " + " ".join(m.id for m in messages[1:-1]) + ": " + gist(messages[1:-1])
         return Reply(text=text, usage=Usage(input_tokens=10, output_tokens=TOK.count(text)), model="recorder")
 
 

@@ -5,7 +5,7 @@ from bench.errors import ModelError
 from bench.models.offline import OfflineModel
 from bench.harness.strategy import default_reserve, trigger_limit
 from bench.strategies.naive import PROMPT, Naive
-from test_strategy_common import TOK, Recorder, assert_paired, long_scenario, run
+from test_strategy_common import TOK, Recorder, overlong, assert_paired, long_scenario, run
 
 
 def event_ids(s):
@@ -56,7 +56,7 @@ def test_every_summary_stays_within_its_budget_with_the_offline_writer():
 
 def test_an_overlong_summary_is_cut_to_the_budget_and_recorded():
     s = long_scenario(turns=20)
-    _, requests, comps = run(s, Naive(), Recorder(reply=lambda msgs, n: "word " * (3 * n)))
+    _, requests, comps = run(s, Naive(), Recorder(reply=overlong))
     budget = int(0.1 * s.window)
     assert comps
     for c in comps:

@@ -16,7 +16,7 @@ from bench.scenarios.model import Call
 from bench.harness.strategy import Session, Strategy
 from bench.strategies import sectioned
 from bench.strategies.sectioned.answer import CUE
-from test_strategy_common import TOK, Recorder
+from test_strategy_common import overlong, TOK, Recorder
 
 NAMES = ["Goal", "Decisions and Their Reasons", "Progress", "Next Step", "Pitfalls"]
 
@@ -89,7 +89,7 @@ def test_a_writer_error_or_an_empty_or_garbled_answer_fails(reply, error):
 
 
 def test_an_answer_over_budget_is_cut_and_said():
-    writer = Recorder(reply=lambda m, n: "## Goal\n" + "word " * (4 * n))
+    writer = Recorder(reply=lambda m, n: "## Goal\n" + overlong(m, n))
     answer = ask(session(writer=writer), conversation(), budget=50)
     assert TOK.count(answer.text) <= 50 and any("exceeds its budget of 50" in p for p in answer.problems)
     assert "missing sections" in answer.problems[-1]

@@ -121,3 +121,63 @@ def test_every_profile_runs_every_writer_strategy(name, tmp_path):
                 "probes.enabled=false", f"out={tmp_path}"]) == 0
     rows = read_csv(tmp_path / "summary.csv")
     assert len(rows) == 6 and {r["writer"] for r in rows} == {f"offline:{name}"}
+
+
+# -- what a small real model did (tests/data/realmodel): answers that do not do the task, a detail copied wrong --
+
+def test_chatty_answers_the_instruction_as_a_chat_turn_without_tool_calls():
+    text, calls, notes = stressed("chatty", "Summary of the conversation so far:\n- User: fix it",
+                                  (Call("c1", "edit_mind", {"old": "a", "new": "b"}),))
+    assert text in S.CHAT and calls == () and notes[0]["rule"] == "chatty"
+
+
+def test_empty_sections_keeps_the_headings_with_none_under_each():
+    text, _, _ = stressed("empty_sections", "## Goal\n- User: fix it\n## Next Step\n- run the tests\n")
+    assert text == "## Goal\nNone.\n## Next Step\nNone."
+    assert stressed("empty_sections", "Summary:\n- User: fix it")[0] == "None."
+    assert stressed("empty_sections", "<checkpoint>\nCurrent step: x\n</checkpoint>")[0] == \
+        "<checkpoint>\nNone.\n</checkpoint>"
+
+
+def test_degenerate_loops_past_the_limit_and_the_model_cuts_it():
+    model = build(ModelConfig(model="offline:degenerate"))
+    ask = make(TOK, id="s", role="user", tag="instruction", text="Summarise the conversation so far.")
+    reply = asyncio.run(model.chat([CONTEXT[0], CONTEXT[2], ask], max_tokens=60))
+    assert reply.finish == "length" and TOK.count(reply.text) == 60
+    lines = [x for x in reply.text.splitlines() if x.strip()]
+    assert len(set(lines[:-1])) == 1 and reply.notes[0]["rule"] == "degenerate"
+
+
+def test_wrong_detail_changes_one_token_of_each_copied_identifier():
+    text, _, notes = stressed("wrong_detail", "Backoff at src/net/bar.ts:86, #5338 on release/2.4, commit c078d9614; "
+                                              "3 tests, snap-c9f2b7fbfe94.")
+    assert text == ("Backoff at src/net/bar.ts:87, #5339 on release/2.5, commit c078d9615; 3 tests, "
+                    "snap-c9f2b7fbfe95.")
+    assert notes[0]["rule"] == "wrong_detail"
+
+
+def test_real_failure_profiles_make_naive_and_codex_lose_and_are_counted_as_failed_compactions(tmp_path):
+    """chatty, empty_sections and degenerate answers do not do the task: every compaction fails and its fallback
+    runs (no summary at all), so naive and codex lose what their summaries kept; wrong_detail does the task
+    with details copied wrong, so nothing fails but facts are lost."""
+    assert cli(["run", "scenarios=[scenarios/library/injection-16k.json]", "strategies=[naive,codex]",
+                "stress=[chatty,empty_sections,degenerate,wrong_detail]", "probes.enabled=false",
+                f"out={tmp_path}"]) == 0
+    rows = {(r["strategy"], r["writer"]): r for r in read_csv(tmp_path / "summary.csv")}
+    num = lambda s, w, m: float(rows[(s, w)][m])  # noqa: E731
+    for strategy in ("naive", "codex"):
+        assert num(strategy, "offline", "compaction_failures") == 0
+        for name, metric in (("chatty", "goal_retention"), ("empty_sections", "constraint_fidelity"),
+                             ("degenerate", "fact_retention")):
+            writer = f"offline:{name}"
+            assert num(strategy, writer, "compactions") == 0 and num(strategy, writer, "compaction_failures") > 0
+            assert num(strategy, writer, metric) < num(strategy, "offline", metric), (strategy, name, metric)
+        assert num(strategy, "offline:wrong_detail", "compaction_failures") == 0
+        assert num(strategy, "offline:wrong_detail", "fact_retention") < num(strategy, "offline", "fact_retention")
+    calls = [c for line in (tmp_path / "compactions.jsonl").read_text().splitlines()
+             for c in json.loads(line)["calls"] if "offline:wrong_detail" not in json.loads(line)["cell"]]
+    flagged = {c["non_answer"].split(" (")[0] for c in calls if c.get("non_answer")}
+    assert flagged == {"the answer was cut at max_tokens", "the answer carries nothing of the conversation"}
+    assert all(c["finish"] == "length" for c in calls if "cut at" in c.get("non_answer", ""))
+    report = (tmp_path / "report.md").read_text()
+    assert "Failed compactions: naive with `offline:chatty`" in report and "(under a stress profile)" in report

@@ -31,7 +31,9 @@ def test_checkpoints_run_and_pass_validation_on_every_bundled_scenario(path):
     stats, _, comps, strategy = run(s, Vibey(turn_window=16_000) if toy else Vibey())
     assert comps and stats.requests
     checkpoints = [c for c in comps if c.get("kind") == "checkpoint"]
-    assert checkpoints and all(c["ok"] for c in comps)
+    # every checkpoint is valid; only the mechanical-only steps vibey takes after checkpoints that freed too
+    # little are failed compactions (their fallback ran)
+    assert checkpoints and all(c["ok"] or c["error"].startswith("mechanical only") for c in comps)
     assert not [p for c in comps for p in c["problems"] if p.startswith(VALIDATION)]
     assert all(c["repairs"] == 0 for c in comps)
     record, number = strategy.session.record, strategy.number

@@ -49,10 +49,11 @@ COMMANDS = {
                                    write RUN_DIR/view.html: every cell's requests, compactions and
                                    contexts with each truth item marked kept / lost / stale / leaked"""),
     "compare": Command("compare", """\
-  compare BASE_DIR NEW_DIR [--gate FILE] [--max-drop X] [--threshold [TAG:]METRIC=X] [--noise-aware]
-          [--all-cells] [--format text|json|junit|markdown] [--output FILE]
+  compare BASE_DIR [NEW_DIR] [--writers A,B] [--gate FILE] [--max-drop X] [--threshold [TAG:]METRIC=X]
+          [--noise-aware] [--all-cells] [--format text|json|junit|markdown] [--output FILE]
                                    the CI gate: exit 1 when any cell or any strategy's mean got worse
-                                   than the gate allows (95% intervals and verdicts beside each change)"""),
+                                   than the gate allows (95% intervals and verdicts beside each change);
+                                   --writers A,B: writer A against writer B, of one run or of two"""),
     "baseline": Command("baseline", """\
   baseline [OVERRIDES...] --out DIR
                                    run and keep a compact, committable baseline for compare"""),

@@ -12,7 +12,10 @@ def main(argv: list[str]) -> int:
     ap = Parser(prog="compaction-bench compare",
                 description="Exit 1 when NEW is worse than BASE beyond the gate, in any cell or in a strategy's mean.")
     ap.add_argument("base", help="baseline results directory or summary.csv")
-    ap.add_argument("new", help="new results directory or summary.csv")
+    ap.add_argument("new", nargs="?", help="new results directory or summary.csv (with --writers: BASE if left out)")
+    ap.add_argument("--writers", metavar="A,B", help="compare writer A's cells of BASE with writer B's of NEW "
+                                                     "(or of BASE itself): the writer axis, paired by scenario, "
+                                                     "strategy, window and seed")
     ap.add_argument("--gate", metavar="FILE", help="gate file: thresholds per metric and scenario tag (README)")
     ap.add_argument("--max-drop", type=float, default=None,
                     help="largest allowed worsening of a quality metric (default 0.02, or the gate file's)")
@@ -25,7 +28,15 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--output", metavar="FILE", help="write the output there instead of stdout")
     args = ap.parse_args(argv)
     gate = build_gate(args.gate, args.max_drop, args.threshold or [], args.noise_aware, args.all_cells)
-    res = compare_runs(args.base, args.new, gate)
+    writers = None
+    if args.writers is not None:
+        parts = [p.strip() for p in args.writers.split(",")]
+        if len(parts) != 2 or not all(parts) or parts[0] == parts[1]:
+            raise BadInput(f"--writers: give two different writers as A,B (got '{args.writers}')")
+        writers = (parts[0], parts[1])
+    elif args.new is None:
+        raise BadInput("compare: give BASE and NEW (or one run and --writers A,B)")
+    res = compare_runs(args.base, args.new or args.base, gate, writers)
     text = render(res, args.format)
     if args.output:
         try:

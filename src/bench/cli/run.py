@@ -8,6 +8,7 @@ from bench.cli.run_help import text as help_text
 from bench.errors import BadInput
 from bench.harness.model import Model
 from bench.report.headline import console
+from bench.results import failures
 from bench.results.store import format_table
 from bench.runner.config import user_dir
 from bench.scoring.oracle import columns
@@ -55,6 +56,8 @@ def show(o: Outcome, verbose: bool = False, paths: bool = True) -> int:
         print(format_table(o.summary))
     if o.summary:
         print(_headline(o))
+        for line in _failures(o):
+            print(line)
     if paths and (o.out / "report.html").exists():
         print(f"report: {o.out / 'report.html'}")
     if paths and (o.out / "repeats.csv").exists():
@@ -74,6 +77,17 @@ def _headline(o: Outcome) -> str:
         return f"(no summary: {exc.problems[0]})"
 
 
+def _failures(o: Outcome) -> list[str]:
+    """The run's failed compactions and non-answer cells, per strategy and writer, as the report's first screen
+    says them (read from compactions.jsonl, so a resumed run's earlier cells count too)."""
+    try:
+        cells = failures.of_run(o.out)
+    except BadInput as exc:
+        return [f"(compactions.jsonl not read: {exc.problems[0]})"]
+    return failures.sentences(cells, stressed={str(r.get("writer")) for r in o.summary
+                                               if str(r.get("writer", "")).startswith("offline:")})
+
+
 def _notes(row: dict[str, Any]) -> str:
     """What a cell's console line must not hide: requests over the window, a session that fits the window
     (out of the headline for every strategy), metrics the oracle cannot score there, fallbacks."""
@@ -88,6 +102,7 @@ def _notes(row: dict[str, Any]) -> str:
     if row.get("_fallbacks"):
         tries = row["compactions"] + row["compaction_failures"]
         notes.append(f"{row['_fallbacks']} of {tries} compaction attempts fell back")
+    notes += row.get("_failure_notes") or []
     return "".join(f"  {n}" for n in notes)
 
 

@@ -120,6 +120,7 @@ class Result:
     means: list[Diff] = field(default_factory=list)    # every metric of every strategy (and writer)
     lost: list[Diff] = field(default_factory=list)     # cells failed in or missing from NEW
     notes: list[str] = field(default_factory=list)
+    axis: str = "runs: BASE against NEW, cell by cell"   # what is compared, said first by every format
 
     @property
     def problems(self) -> list[Diff]:
@@ -321,15 +322,37 @@ def run_tags(*args: str) -> dict[str, set[str]]:
     return found
 
 
-def compare_runs(base_arg: str, new_arg: str, gate: Gate) -> Result:
-    """BASE against NEW (results folders or summary.csv files) under `gate`, with notes on what was not compared."""
+def writer_rows(rows: list[dict[str, str]], writer: str, label: str, arg: str) -> list[dict[str, str]]:
+    """A run's cells of one writer, the writer column set to `label` so that another writer's cells of the
+    same scenario, strategy, window and seed pair with them; bad input when the run has no such writer."""
+    mine = [{**r, "writer": label} for r in rows if str(r.get("writer")) == writer]
+    if not mine:
+        have = ", ".join(dict.fromkeys(str(r.get("writer")) for r in rows))
+        raise BadInput(f"--writers: {arg} has no cell of writer '{writer}' (its writers: {have})")
+    return mine
+
+
+def compare_runs(base_arg: str, new_arg: str, gate: Gate, writers: tuple[str, str] | None = None) -> Result:
+    """BASE against NEW (results folders or summary.csv files) under `gate`, with notes on what was not compared.
+    `writers` (A, B): writer A's cells of BASE against writer B's of NEW (the same run or two), the axis a
+    writer comparison moves along; the failed cells of NEW are then not known per writer and not counted."""
     base, new = read_summary(base_arg), read_summary(new_arg)
-    failed = failed_cells(new_arg)
+    failed = failed_cells(new_arg) if writers is None else set()
+    axis = "runs: BASE against NEW, cell by cell"
+    if writers is not None:
+        a, b = writers
+        label = f"{a}→{b}"
+        base, new = writer_rows(base, a, label, base_arg), writer_rows(new, b, label, new_arg)
+        where = "of one run" if Path(summary_path(base_arg)).resolve() == Path(summary_path(new_arg)).resolve() \
+            else "of two runs"
+        axis = f"writers {where}: {a} (base) against {b} (new), paired by scenario, strategy, window and seed"
     b_cells, n_cells = ({tuple(r[c] for c in CELL) for r in rows} for rows in (base, new))
     if not b_cells & n_cells and not failed:
-        raise BadInput(f"{new_arg}: no cell in common with {base_arg}")
+        raise BadInput(f"{new_arg}: no cell in common with {base_arg}" + (
+            "" if writers else "; to compare two writers, give --writers A,B"))
     tags = run_tags(base_arg, new_arg)
     res = compare(base, new, gate, failed, tags)
+    res.axis = axis
     if gate.tags and not tags:
         res.notes.append("the gate names scenario tags, but neither run has a scenarios.csv saying which scenario "
                          "has which; tag thresholds were not applied")

@@ -53,12 +53,12 @@ def text(res: Result) -> str:
              "new": show(d.new), "delta": show(d.delta, sign=True), "delta 95%": _interval(d),
              "verdict": d.verdict if d.threshold is not None else "", "status": d.status} for d in res.means]
     lines += ([""] if lines else []) + [format_table(rows, cols)] if rows else []
-    lines += [f"note: {n}" for n in res.notes] + [_headline(res)]
+    lines += [f"note: {n}" for n in res.notes] + [f"compares {res.axis}", _headline(res)]
     return "\n".join(lines) + "\n"
 
 
 def as_json(res: Result) -> str:
-    data = {"passed": res.passed, "gate": res.gate.as_dict(), "summary": _headline(res),
+    data = {"passed": res.passed, "axis": res.axis, "gate": res.gate.as_dict(), "summary": _headline(res),
             "regressions": [{**d.as_dict(), "line": d.line()} for d in res.problems],
             "means": [d.as_dict() for d in res.means], "cells": [d.as_dict() for d in res.cells],
             "lost_cells": [d.as_dict() for d in res.lost], "notes": res.notes}
@@ -101,7 +101,7 @@ def markdown(res: Result) -> str:
     """For a CI step summary ($GITHUB_STEP_SUMMARY): the verdict, per strategy and metric the change with
     its 95% interval and verdict, then the regressed cells."""
     mark = "passed" if res.passed else "FAILED"
-    out = [f"### compaction-bench gate: {mark}", "", _headline(res), ""]
+    out = [f"### compaction-bench gate: {mark}", "", f"Compares {res.axis}.", "", _headline(res), ""]
     groups = list(dict.fromkeys((d.strategy, d.writer) for d in res.means))
     metrics = list(dict.fromkeys(d.metric for d in res.means if d.threshold is not None))
     if groups and metrics:

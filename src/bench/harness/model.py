@@ -51,7 +51,8 @@ class ModelConfig:
     timeout: float = field(default=120.0, metadata={"min": 0})
     retries: int = field(default=3, metadata={"min": 0})
     max_tokens: int | None = field(default=None, metadata={"min": 1})
-    seed: int = 0                   # repeat index: part of the response-cache key
+    seed: int | None = field(default=0, metadata={"min": 0})   # repeat index, or the role's own when set
+    # (agent.seed: held across repeats, so agent and writer seeds cross); part of the response-cache key
     backoff: float = field(default=1.0, metadata={"min": 0})   # seconds before the first retry, doubled each time
     max_wait: float = field(default=60.0, metadata={"min": 0})  # cap on one wait between tries (Retry-After too)
     cache_dir: str | None = None    # on-disk response cache (the run's `responses:` block); None: off

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Sequence, TextIO
 
 from bench.errors import ModelError
+from bench.harness.answers import assess
 from bench.harness.logs import RequestLog
 from bench.harness.messages import CONTENT, FIELDS, Message, common_prefix, remake, render_all, system_message
 from bench.harness.model import Model, Reply
@@ -140,7 +141,13 @@ class LoggedModel(Model):
             self.log.write(msgs, kind="compaction", tokens=size, t=self.t, purpose=purpose, error=str(exc))
             raise
         call.update(asdict(reply.usage), cached=reply.cached, retries=reply.retries,
-                    latency_s=round(reply.latency_s, 3), model=reply.model or self.name)
+                    latency_s=round(reply.latency_s, 3), model=reply.model or self.name, finish=reply.finish)
+        if reply.calls:
+            call["tool_calls"] = len(reply.calls)
+        else:                 # a final answer: does it do a writer task at all? (whatever the strategy decides)
+            why = assess(msgs, reply.text, reply.finish)
+            if why:
+                call["non_answer"] = why
         if reply.notes:
             call["stress"] = list(reply.notes)
         self.calls.append(call)

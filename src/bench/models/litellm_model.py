@@ -30,7 +30,7 @@ from bench.scenarios.model import Call
 from bench.harness.model import Model, ModelConfig, Reply, Usage
 from bench.harness.wire import to_wire
 from bench.models.cache import ANSWERED, ResponseCache, cache_key
-from bench.models.progress import Progress
+from bench.models.progress import HEARTBEAT, Progress
 from bench import env
 
 ANNOUNCE = 10.0        # a wait this long or longer is said on stderr
@@ -39,6 +39,11 @@ SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)", re.I)
 
 class Unusable(Exception):
     """The server answered 200 but the answer cannot be used; retried like an HTTP error."""
+
+
+class Blank(Unusable):
+    """The model answered, with nothing (no text, no tool calls): at temperature 0 the same request gets the same
+    answer, so it is not asked again."""
 
 
 @lru_cache(maxsize=1)
@@ -120,6 +125,7 @@ class LitellmModel(Model):
         answered = ANSWERED.get()
         if answered is not None:
             answered.append((self.cache, key))
+        took: float | None = None
         try:
             if self.cache is not None and not self.cfg.refresh:
                 hit = from_cache(self.cache.get(key))
@@ -127,7 +133,9 @@ class LitellmModel(Model):
                     self.stats.cache_hits += 1
                     return hit
             async with self._semaphore():
+                started = time.perf_counter()
                 reply = await self._call(req)
+                took = time.perf_counter() - started
             if self.cache is not None and reply.finish != "length":   # a cut-off answer is used, never kept
                 self.cache.put(key, self.cfg.model, to_cache(reply))
             return reply
@@ -136,7 +144,7 @@ class LitellmModel(Model):
             raise
         finally:
             self.stats.calls += 1
-            self.progress.update()
+            self.progress.update(took)
 
     async def _call(self, req: dict[str, Any]) -> Reply:
         litellm = _litellm()
@@ -146,13 +154,22 @@ class LitellmModel(Model):
         for attempt in range(tries):
             self.stats.http += 1
             try:
-                resp = await asyncio.wait_for(
+                resp = await self._beating(asyncio.wait_for(
                     litellm.acompletion(**req, **self.endpoint(), timeout=self.cfg.timeout,
                                         num_retries=0, max_retries=0),
-                    timeout=self.cfg.timeout * 1.5 + 5)
+                    timeout=self.cfg.timeout * 1.5 + 5))
                 reply = parse(resp)
             except fatal as exc:
                 raise ModelError(f"{self.cfg.model}: {scrub(_describe(exc))}") from None
+            except Blank as exc:
+                if not self.cfg.temperature and "seed" not in req:
+                    raise ModelError(f"{self.cfg.model}: {exc} (not asked again: at temperature 0 the same request "
+                                     f"gets the same answer)") from None
+                if attempt + 1 == tries:
+                    raise ModelError(f"{self.cfg.model}: failed after {tries} tries: {exc}") from None
+                self.stats.retries += 1
+                await self.sleep(self.wait(attempt, exc))
+                continue
             except (Unusable, asyncio.TimeoutError, litellm.APIError, litellm.Timeout,
                     litellm.APIConnectionError, litellm.RateLimitError, litellm.InternalServerError,
                     litellm.ServiceUnavailableError, OSError) as exc:
@@ -166,6 +183,22 @@ class LitellmModel(Model):
             reply.latency_s = time.perf_counter() - started
             return reply
         raise AssertionError("unreachable")
+
+    async def _beating(self, call: Any) -> Any:
+        """Await `call`, saying every HEARTBEAT seconds that it is still under way (a slow local model's
+        prompt pass can take minutes, and a CI log would otherwise show nothing)."""
+        task = asyncio.ensure_future(call)
+        waited = 0.0
+        try:
+            while True:
+                done, _ = await asyncio.wait({task}, timeout=HEARTBEAT)
+                if done:
+                    return task.result()
+                waited += HEARTBEAT
+                self.progress.heartbeat(waited)
+        finally:
+            if not task.done():
+                task.cancel()
 
     def endpoint(self) -> dict[str, Any]:
         """Where to send requests. A local OpenAI-compatible server (vLLM, llama.cpp, Ollama)
@@ -210,7 +243,7 @@ def parse(resp: Any) -> Reply:
     if not isinstance(text, str):
         raise Unusable(f"the answer's content is {type(text).__name__}, not text")
     if not text.strip() and not calls:
-        raise Unusable("the answer is empty (no text, no tool calls)")
+        raise Blank("the answer is empty (no text, no tool calls)")
     return Reply(text=text, calls=tuple(calls), usage=usage_of(resp),
                  model=getattr(resp, "model", "") or "", finish=choices[0].finish_reason)
 

@@ -1,12 +1,16 @@
-"""Counters of a model's calls, shown as a tqdm bar on long interactive runs.
+"""Counters of a model's calls, shown as a tqdm bar on long interactive runs, and as plain lines where
+stderr is not a terminal (CI logs, piped output).
 
-Quiet when CI=true or stderr is not a terminal, so CI logs and piped output
-stay clean; the counters are kept either way (tests and reports read them).
+Without a terminal (or with CI=true) a line is written after a call that took `SLOW` seconds or more, and
+otherwise at most every `EVERY` seconds, so a run against a slow local model says what it is doing and a
+fast one does not flood the log; while one call is under way longer than `HEARTBEAT` seconds, a heartbeat
+line says so (LitellmModel). The counters are kept either way (tests and reports read them).
 """
 from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -25,15 +29,37 @@ class CallStats:
     failures: int = 0       # calls that raised ModelError after their retries
 
 
+EVERY = 10.0        # seconds between two plain lines at most (fast models)
+SLOW = 10.0         # a call at least this long gets its own line
+HEARTBEAT = 30.0    # a call under way this long says so, and again every as long
+
+
 class Progress:
     def __init__(self, name: str):
         self.name = name
         self.stats = CallStats()
         self._bar: Any = None
+        self._said = 0.0                   # when the last plain line was written
 
-    def update(self) -> None:
-        """Called once per finished chat() call."""
+    def line(self, text: str) -> None:
+        print(f"{self.name}: {text}", file=sys.stderr, flush=True)
+        self._said = time.monotonic()
+
+    def counts(self) -> str:
+        s = self.stats
+        return (f"{s.calls} calls, {s.failures} failed, {s.retries} retries, {s.cache_hits} cache hits")
+
+    def heartbeat(self, waited: float) -> None:
+        """A call has been under way `waited` seconds (plain lines only; the bar shows activity itself)."""
         if quiet():
+            self.line(f"call {self.stats.calls + 1} under way for {waited:.0f} s ({self.counts()} so far)")
+
+    def update(self, seconds: float | None = None) -> None:
+        """Called once per finished chat() call (`seconds`: how long it took, when known)."""
+        if quiet():
+            slow = seconds is not None and seconds >= SLOW
+            if slow or time.monotonic() - self._said >= EVERY:
+                self.line(self.counts() + (f"; the last took {seconds:.1f} s" if seconds is not None else ""))
             return
         if self._bar is None:
             from tqdm import tqdm

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from bench.results import failures
 from bench.results.store import read_config
 from bench.report.render import Doc, Table, markdown, to_html
 from bench.report.figures import Painter
@@ -70,14 +71,18 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     if summary.empty:
         doc.p("No finished cells.")
         return doc
-    colours = figures.Colours(summary["strategy"])
     summary = data.labelled(headline.with_cost_vs_full(summary.assign(retention=data.retention(summary))))
-    main = summary[~data.stressed(summary)]
+    main = data.compared(summary, cfg)           # the writers compared: one row per strategy and writer
+    several = main["writer"].nunique()
     scored, idle = data.headline(main)
-    mine = data.cell_rows(checks, scored)      # the headline cells' check rows
+    mine = data.cell_rows(checks, scored)      # the headline cells' check rows (cell names: strategy unlabelled)
+    rows_of = lambda df: data.per_writer(df, several)   # noqa: E731
+    scored, idle, mine_rows = rows_of(scored), rows_of(idle), rows_of(mine)
+    colours = figures.Colours([*summary["strategy"], *scored["strategy"]])
     table = headline.table(scored)
     cols, body = headline.shown(table)
-    doc.table(Table(cols, body, "One row per strategy; reference rows first (the oracle `full`, which ignores "
+    doc.table(Table(cols, body, ("One row per strategy and writer (`strategy · writer`: the writers' cells are "
+                                 "never pooled); " if several > 1 else "One row per strategy; ") + "reference rows first (the oracle `full`, which ignores "
                                 "the window, and `truncate`, which keeps no memory). Each score is a mean over "
                                 "cells, each cell's score a mean over every agent request of its session: the "
                                 f"weighting of every table and figure here. {headline.directions()} Sessions that "
@@ -86,6 +91,9 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                                 "oracle cannot score on a scenario is left out there (not measurable, below).",
                      id="headline"))
     for sentence in headline.findings(table, idle, main, summary[~summary["strategy"].str.endswith(" (oracle)")]):
+        doc.p(sentence)
+    stressed = {str(w) for w in summary["writer"].astype(str) if str(w).startswith("offline:")}
+    for sentence in failures.sentences(failures.read(compactions), stressed):   # failed compactions, non-answers
         doc.p(sentence)
     for sentence in not_measurable(summary.to_dict("records")):
         doc.p(f"{sentence}: the oracle itself, which holds every event, does not score it, so the scorer cannot "
@@ -105,7 +113,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                                                     "above, whatever it did."))
 
     doc.h("The sawtooth")
-    doc.figure(paint(figures.sawtooth, S.sawtooth_series(records, compactions, main, cfg),
+    doc.figure(paint(figures.sawtooth, S.sawtooth_series(records, compactions, main, cfg, several > 1),
                                 "Tokens sent per agent request against request number, one panel per scenario "
                                 "(the headline's writer; a scenario's first window): the window (solid), the "
                                 "default trigger min(0.9 window, window - reserve - margin) (dotted; a strategy "
@@ -129,10 +137,11 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                                                         "changed), fell back (and to what), needed a repair."))
     S.lost(doc, Run(run_dir, cfg, scenarios), checks, mine, summary, compactions, records)
     S.robustness(doc, summary)
-    S.writers(doc, summary, compactions, cfg, quality)
+    S.writers(doc, summary, compactions, cfg, quality, data.given_writers(summary, cfg))
+    S.factorial(doc, data.headline(main)[0], cfg, quality)
 
     doc.h("Drift under repeated compaction")
-    doc.figure(paint(figures.drift, data.drift(mine),
+    doc.figure(paint(figures.drift, data.drift(mine_rows),
                              "Change in score since the cell's first check point (the first request after its "
                              "first compaction) against the number of compactions so far, in bins 1, 2, 3-4, "
                              "5-8, ...; averaged over cells, so a scenario's size or difficulty cancels out "
@@ -146,7 +155,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                                colours, xline=1.0))
 
     doc.h("Prompt-cache hit rate by provider")
-    grid = data.cache_grid(run_dir / "requests.jsonl", records, summary)
+    grid = data.cache_grid(run_dir / "requests.jsonl", records, main, rows_of(main)["strategy"])
     if not grid.empty:
         gcols = list(grid.columns)
         doc.table(Table(gcols, S.rows(grid, gcols), "Each run's logs re-simulated under every bundled profile "
@@ -159,7 +168,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     pivot = scored.pivot_table(index="scenario", columns="strategy", values="retention", aggfunc="mean", sort=False)
     doc.figure(paint(figures.heatmap, pivot, "scenarios", "Mean retention (goal, constraints, facts) per scenario and "
                                                    "strategy (headline cells)."))
-    kinds = data.constraint_kinds(mine)
+    kinds = data.constraint_kinds(mine_rows)
     if not kinds.empty:
         doc.h("Constraints by kind")
         kcols = [str(c) for c in kinds.columns]
@@ -168,7 +177,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                         "where it was in force (1 verbatim, 0.5 keys only, 0 lost), then the mean over cells. It "
                         "weighs constraints, not requests, so it differs from constraint_fidelity, which weighs "
                         "every request equally."))
-    S.probes(doc, mine)
+    S.probes(doc, mine_rows)
     doc.h("All cells")
     # what the cell paid (cost ×full beside the cost it is made of), then the shares (the cache's hits)
     money = [m.column for m in sorted(shown(CELLS), key=lambda m: m.aggregate != "total")]

@@ -58,6 +58,36 @@ def stressed(df):
     return df["writer"].astype(str).str.startswith("offline:")
 
 
+def given_writers(summary, cfg: dict[str, Any]) -> list[str]:
+    """The writers the run was asked to compare (`writer.model`, each sweep value in order), as against the
+    stress profiles `stress:` adds beside the offline writer; a run that does not say falls back on every
+    writer that is not a stress profile, then on every writer."""
+    configs = cfg.get("sweep") if isinstance(cfg.get("sweep"), list) else [cfg]
+    named = [str(c.get("writer", {}).get("model")) for c in configs if isinstance(c, dict)
+             and isinstance(c.get("writer"), dict) and c["writer"].get("model") is not None]
+    ran = list(dict.fromkeys(summary["writer"].astype(str))) if not summary.empty else []
+    given = [w for w in dict.fromkeys(named) if w in ran]
+    return given or [w for w in ran if not w.startswith("offline:")] or ran
+
+
+def compared(summary, cfg: dict[str, Any]):
+    """The cells of the writers the run compares (`given_writers`): the headline's, one row per strategy and
+    writer when there are several. The others (stress profiles beside `offline`) are the robustness section's."""
+    return summary[summary["writer"].astype(str).isin(given_writers(summary, cfg))]
+
+
+SEP = " · "   # strategy · writer: a row label when a run compares writers
+
+
+def per_writer(df, writers: int | None = None):
+    """The strategy column as `strategy · writer` when the frame holds several writers (or `writers` > 1):
+    every table and figure grouped by strategy then shows one row per strategy and writer, never the
+    writers' cells pooled."""
+    if df.empty or "writer" not in df.columns or (writers or df["writer"].nunique()) < 2:
+        return df
+    return df.assign(strategy=[f"{s}{SEP}{w}" for s, w in zip(df["strategy"], df["writer"].astype(str))])
+
+
 def robustness(df, metrics: list[str]):
     """Per strategy: each metric under `offline` and under each stress profile that ran, with the change
     from `offline` (same scenarios only, so a drop is the writer's errors, not other sessions)."""
@@ -160,8 +190,9 @@ def probe_kinds(checks):
     return out.drop(columns=["ran", "counted"])
 
 
-def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
-    """Cache hit rate per strategy and provider profile, re-simulated from requests.jsonl's records."""
+def cache_grid(path: Path, records: list[dict[str, Any]], summary, labels=None) -> Any:
+    """Cache hit rate per strategy (`labels`: one row label per summary row, e.g. strategy · writer) and
+    provider profile, re-simulated from requests.jsonl's records."""
     import pandas as pd
 
     profiles = [load_profile(n).for_model(load_profile(n).price_model) for n in profile_names() if n != "none"]
@@ -175,7 +206,8 @@ def cache_grid(path: Path, records: list[dict[str, Any]], summary) -> Any:
         return pd.DataFrame()
     keys = ["scenario", "strategy", "writer", "window", "seed"]
     names = summary[keys].astype(str).agg("/".join, axis=1)
-    rows = [{"strategy": s, **rates[n]} for n, s in zip(names, summary["strategy"]) if n in rates]
+    labels = summary["strategy"] if labels is None else labels
+    rows = [{"strategy": s, **rates[n]} for n, s in zip(names, labels) if n in rates]
     return pd.DataFrame(rows).groupby("strategy", sort=False).mean().reset_index() if rows else pd.DataFrame()
 
 
@@ -225,10 +257,10 @@ def compaction_outcomes(records: list[dict[str, Any]]):
     import pandas as pd
 
     rows = [{"strategy": str(r.get("strategy", "?")), "ok": r.get("ok") is True, "fallback": _text(r.get("fallback")),
-             "repairs": _count(r.get("repairs"))} for r in records]
+             "repairs": _count(r.get("repairs")), "writer": _writer(_text(r.get("cell")))} for r in records]
     if not rows:
         return pd.DataFrame()
-    df = pd.DataFrame(rows)
+    df = per_writer(pd.DataFrame(rows))
     kind = df["fallback"].str.split(":").str[0].str.strip()
     out = df.assign(failed=~df["ok"], fell_back=df["fallback"] != "", repaired=df["repairs"] > 0).groupby(
         "strategy", sort=True).agg(attempts=("ok", "size"), failed=("failed", "sum"), fell_back=("fell_back", "sum"),
@@ -237,6 +269,12 @@ def compaction_outcomes(records: list[dict[str, Any]]):
         f"{name} {n}" for name, n in k.value_counts().items()))
     out["fallbacks"] = [kinds.get(s, "") for s in out["strategy"]]
     return out
+
+
+def _writer(cell: str) -> str:
+    """The writer of a cell name scenario/strategy/writer.../window/seed (a writer may hold '/')."""
+    parts = cell.split("/")
+    return "/".join(parts[2:-2]) if len(parts) >= 5 else ""
 
 
 def intervals(df, metrics: list[str]):
@@ -250,9 +288,11 @@ def intervals(df, metrics: list[str]):
         return pd.DataFrame()
     ref = strategies[0]
     rows = []
+    # rows per strategy · writer pair across writers on the same session; a strategy pooling writers keeps them apart
+    pooled = bool((df.groupby("strategy")["writer"].nunique() > 1).any())
     for m in present(df, metrics):
         vals = df[df[m].notna()]
-        keyed = {s: {(r.scenario, r.window, r.writer, r.seed): r[m] for _, r in g.iterrows()}
+        keyed = {s: {(r.scenario, r.window, r.writer if pooled else "", r.seed): r[m] for _, r in g.iterrows()}
                  for s, g in vals.groupby("strategy", sort=False)}
         for s in strategies:
             if s not in keyed:

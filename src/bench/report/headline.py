@@ -13,7 +13,8 @@ from typing import Any
 from bench.results.stats import interval as bootstrap
 from bench import __version__
 from bench.report import data
-from bench.results.store import format_table, load, not_measurable
+from bench.report import factorial as F
+from bench.results.store import format_table, load, not_measurable, read_config
 from bench.scoring.metric import HEADLINE
 from bench.scoring import metrics as M
 
@@ -96,7 +97,7 @@ def with_cost_vs_full(summary):
 
 
 def is_reference(name: str, oracle: bool) -> bool:
-    return oracle or name in REFERENCE
+    return oracle or name.split(data.SEP)[0] in REFERENCE
 
 
 def table(cells):
@@ -280,10 +281,13 @@ def console(run_dir: Path) -> str:
     if summary.empty:
         return "(no finished cells)"
     summary = data.labelled(with_cost_vs_full(summary))
-    scored, _ = data.headline(summary[~data.stressed(summary)])
-    t = table(scored)
+    cfg = read_config(run_dir)
+    main = data.compared(summary, cfg)
+    writers = list(dict.fromkeys(main["writer"].astype(str)))
+    scored, _ = data.headline(main)
+    t = table(data.per_writer(scored, len(writers)))
     if t.empty:
-        return "(no cell compacted)"
+        return "(no cell in the headline: every session fits the window)"
     cols = [c for c, _, _ in METRICS + BESIDE if c in t.columns]
     names = dict((c, h) for c, h, _ in METRICS + BESIDE)
     rows = [{"strategy": r["strategy"] + (" *" if r["reference"] else ""), "cells": r["cells"],
@@ -291,8 +295,29 @@ def console(run_dir: Path) -> str:
                 for c in cols}} for r in t.to_dict("records")]
     lines = not_measurable(summary.to_dict("records"))
     return format_table(rows, ["strategy", "cells", *[names[c] for c in cols]]) + \
-        "\n(* reference rows; cell means over the headline cells: offline writer, sessions that need compaction)" + \
-        "".join(f"\n{x}; left out of the means and the gate" for x in lines)
+        (f"\n(* reference rows; one row per strategy · writer ({', '.join(writers)}), never pooled; cell means over "
+         "the headline cells: sessions that need compaction)" if len(writers) > 1 else
+         f"\n(* reference rows; cell means over the headline cells: {writers[0] if writers else '?'} writer, "
+         "sessions that need compaction)") + \
+        "".join(f"\n{x}; left out of the means and the gate" for x in lines) + _factorial(scored, cfg)
+
+
+def _factorial(scored, cfg: dict[str, Any]) -> str:
+    """Writer × agent on the console: per strategy and headline metric, each factor's main effect and the
+    interaction (the report's "Writer × agent" section has the means, intervals and the variance split)."""
+    cells = scored[~scored["strategy"].str.endswith(" (oracle)")]
+    agent = str((cfg.get("agent") or {}).get("model", "offline")) if isinstance(cfg.get("agent"), dict) else "offline"
+    if cells.empty or not F.applies(cells, agent):
+        return ""
+    fx = F.effects(cells, [c for c, _, higher in METRICS if higher is not None], agent)
+    if fx.empty:
+        return ""
+    names = {c: h for c, h, _ in METRICS}
+    rows = [{"strategy": r["strategy"], "metric": names.get(r["metric"], r["metric"]),
+             **{k: f"{r[k]:+.3f}" for k in ("writer effect", "agent effect", "interaction")}}
+            for r in fx.to_dict("records")]
+    return "\n\nwriter × agent (main effects and interaction; the report has the means and the variance split):\n" + \
+        format_table(rows, ["strategy", "metric", "writer effect", "agent effect", "interaction"])
 
 
 __all__ = ["console", "interval", "identity", "table", "shown", "findings", "pareto", "pareto_findings",

@@ -17,6 +17,7 @@ from bench.report.data import _count
 from bench.results.trace import cells, labels, leak_sentence
 from bench.report import lost as L
 from bench.report import data
+from bench.report import factorial as F
 from bench.report import writers as W
 from bench.scoring import metrics as M
 from bench.scoring.cache_sim import Profile
@@ -54,16 +55,17 @@ def windows(doc: Doc, scored) -> None:
         doc.table(Table(cols, body, f"Window {int(window):,} tokens: {g['scenario'].nunique()} scenarios."))
 
 
-def sawtooth_series(records, compactions, cells, cfg: dict[str, Any]) -> dict:
-    """Per scenario: the window, the default trigger, and per strategy its agent requests' sizes and the
-    requests that follow a compaction (the given cells; a scenario's first window only)."""
+def sawtooth_series(records, compactions, cells, cfg: dict[str, Any], by_writer: bool = False) -> dict:
+    """Per scenario: the window, the default trigger, and per strategy (`by_writer`: per strategy · writer)
+    its agent requests' sizes and the requests that follow a compaction (the given cells; a scenario's first
+    window only)."""
 
     wanted: dict[str, tuple[str, str, int]] = {}
     firsts: dict[str, int] = {}
     for c in run_cells(cells):
         firsts.setdefault(c.scenario, c.window)
         if c.window == firsts[c.scenario]:
-            wanted[c.name] = (c.scenario, c.strategy, c.window)
+            wanted[c.name] = (c.scenario, f"{c.strategy}{data.SEP}{c.writer}" if by_writer else c.strategy, c.window)
     sizes: dict[str, list[tuple[int, int]]] = {}
     for r in records:
         if r.get("kind") == "agent" and r.get("cell") in wanted:
@@ -157,11 +159,23 @@ def robustness(doc: Doc, summary) -> None:
                                                "worse."))
 
 
-def writers(doc: Doc, summary, compactions, cfg: dict[str, Any], quality: list[str]) -> None:
-
+def writers(doc: Doc, summary, compactions, cfg: dict[str, Any], quality: list[str], given: list[str] = ()) -> None:
+    """Each writer against the reference writer per strategy (paired, with a verdict), the cell means side
+    by side, and the writer's work."""
     if summary["writer"].nunique() < 2:
         return
-    doc.h("Writers side by side")
+    doc.h("Writers")
+    ref = W.reference([w for w in given if len(given) > 1] or ["offline"])
+    scored, _ = data.headline(summary[~summary["strategy"].str.endswith(" (oracle)")])
+    vs = W.versus(scored, [m for m in quality if m not in M.COUNTS], ref)
+    if not vs.empty:
+        cols = list(vs.columns)
+        doc.table(Table(cols, rows(vs, cols), f"Each writer against `{ref}` (the reference: the first writer "
+                                              "given, else `offline`), per strategy and metric, on the cells both "
+                                              "ran (same scenario, window and seed; sessions that need compaction). "
+                                              "The difference is writer minus reference with its paired 95% "
+                                              "interval (bootstrap over scenarios); better or worse when the whole "
+                                              "interval is on one side of 0, else tied."))
     table = W.pivot(summary, [m for m in quality if m not in M.COUNTS] + ["cost_usd", "compaction_failures"])
     if not table.empty:
         cols = list(table.columns)
@@ -174,6 +188,30 @@ def writers(doc: Doc, summary, compactions, cfg: dict[str, Any], quality: list[s
                                                 "retries, failed compactions, repairs, and the writer's cost per "
                                                 "cell apart from the agent's (a real model's reported cost, else "
                                                 "the run's prices with no cache discount)."))
+
+
+def factorial(doc: Doc, cells, cfg: dict[str, Any], quality: list[str]) -> None:
+    """Writer × agent: main effects and interaction, then the variance split when there are repeats."""
+    cells = cells[~cells["strategy"].str.endswith(" (oracle)")]
+    agent = str(section(cfg, "agent").get("model", "offline"))
+    metrics = [m for m in quality if m not in M.COUNTS]
+    if cells.empty or not F.applies(cells, agent):
+        return
+    doc.h("Writer × agent")
+    fx = F.effects(cells, metrics, agent)
+    frame(doc, fx, "Each writer × agent mean on the scenarios every combination ran (sessions that need "
+                   "compaction), each factor's main effect (two levels: second minus first, in the order given, "
+                   "with its 95% interval over scenarios; more: the spread of the level means) and their "
+                   "interaction (the difference of differences; more levels: the largest). An interaction as large "
+                   "as a main effect means the writer's lead depends on the agent reading its memory.",
+          "No strategy ran every writer × agent combination on a common scenario.")
+    var = F.variance(cells, metrics, agent)
+    if not var.empty:
+        frame(doc, var, "Where the spread comes from (variances of cell scores, per strategy, writer and agent): "
+                        "the session (between scenarios), the writer's seed (the repeats), the agent's seed "
+                        "(`agent.seed`, swept apart so the two are crossed) and their interaction. Without "
+                        "`agent.seed` swept the repeat's seed drives both and one part is given for the two. A "
+                        "deterministic agent's seed part is 0.", "")
 
 
 def price(cfg: dict[str, Any]):

@@ -1,4 +1,4 @@
-"""Writers side by side: each metric per strategy with the writers as columns, and what the writer's
+"""Writers: each writer against a reference writer, each metric per strategy with the writers as columns, and what the writer's
 work cost — latency per compaction, output tokens, retries, failures, repairs, and its dollar cost
 apart from the agent's.
 
@@ -11,6 +11,49 @@ from __future__ import annotations
 from typing import Any
 
 from bench.report.data import _count, _text
+from bench.results.stats import paired_interval, verdict
+from bench.scoring.metrics import higher_is_better
+
+
+def reference(writers: list[str]) -> str:
+    """The writer the others are measured against: `offline` when the run had it among its given writers
+    only by default (no list given), else the first writer given."""
+    return writers[0] if writers else "offline"
+
+
+def versus(cells, metrics: list[str], ref: str):
+    """Per strategy, metric and writer other than `ref`: the mean of `ref`'s cells and the writer's on the
+    cells both ran (same scenario, window and seed), the difference with its paired 95% interval (a bootstrap
+    over scenarios: what a scenario and a seed make easy or hard cancels) and a verdict better / tied / worse.
+    A writer is never compared on cells the reference did not run."""
+    import pandas as pd
+
+    rows = []
+    for strategy, g in cells.groupby("strategy", sort=True):
+        base = g[g["writer"].astype(str) == ref]
+        if base.empty:
+            continue
+        for writer in [w for w in dict.fromkeys(g["writer"].astype(str)) if w != ref]:
+            other = g[g["writer"].astype(str) == writer]
+            for m in metrics:
+                if m not in g.columns:
+                    continue
+                b = {(r["scenario"], str(r["window"]), str(r["seed"])): r[m] for r in base.to_dict("records")
+                     if r[m] == r[m]}
+                pairs: dict[str, list[tuple[float, float]]] = {}
+                for r in other.to_dict("records"):
+                    k = (r["scenario"], str(r["window"]), str(r["seed"]))
+                    if k in b and r[m] == r[m]:
+                        pairs.setdefault(k[0], []).append((float(b[k]), float(r[m])))
+                if not pairs:
+                    continue
+                flat = [p for v in pairs.values() for p in v]
+                diff = paired_interval(pairs.values())
+                rows.append({"strategy": strategy, "writer": writer, "metric": m, "cells": len(flat),
+                             f"{ref} mean": sum(x for x, _ in flat) / len(flat), "writer mean": sum(y for _, y in flat) / len(flat),
+                             "difference [95%]": diff.text() if diff else "",
+                             "verdict": verdict(diff, higher_is_better(m))})
+    return pd.DataFrame(rows)
 
 
 def pivot(summary, metrics: list[str]):
@@ -89,4 +132,4 @@ def _writer(cell: str, fallback: str) -> str:
     return "/".join(parts[2:-2]) if len(parts) >= 5 else fallback
 
 
-__all__ = ["pivot", "work"]
+__all__ = ["pivot", "work", "versus", "reference"]

@@ -25,6 +25,7 @@ from bench.harness.replay import ReplayOptions, replay
 from bench.models import build as build_model
 from bench.models.cache import ANSWERED
 from bench.models.litellm_model import scrub
+from bench.results import failures
 from bench.results.store import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv
 from bench.runner.plan import Cell, make_strategy
 from bench.scoring import CHECK_COLUMNS, score_cell
@@ -71,7 +72,12 @@ async def compute_cell(cell: Cell, model: Model, out: Path) -> tuple[dict[str, A
     row["_fallbacks"] = stats.fallbacks   # shown on the console; not summary columns
     row["_probes_unrun"] = sum(str(c.get("detail", "")).startswith("failed to run") for c in checks)
     row["_probes"] = sum(c.get("point") == "probe" for c in checks)
+    row["_oracle_unrun"] = sum("; oracle failed to run" in str(c.get("detail", "")) for c in checks)
     row["_writer_calls"], row["_writer_failed"] = calls, failed
+    mine = failures.read(read_jsonl(scratch / "compactions.jsonl")).get(cell.name)
+    row["_answers"], row["_non_answers"] = (mine.answered, mine.non_answers) if mine else (0, 0)
+    row["_failure_notes"] = failures.cell_note(mine) if mine else []
+    row["_non_answer_cell"] = bool(mine and mine.flagged)
     return row, checks
 
 

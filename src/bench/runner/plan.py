@@ -69,8 +69,9 @@ def model_config(node: Any, seed: int, cache_dir: str | None = None, refresh: bo
     data = OmegaConf.to_container(node, resolve=True) if not isinstance(node, dict) else dict(node)
     known = {f for f in ModelConfig.__dataclass_fields__}
     extra = {k: v for k, v in data.items() if k not in known}
-    return ModelConfig(**{k: v for k, v in data.items() if k in known and k not in ("extra", "cache_dir", "refresh")},
-                       extra={**data.get("extra", {}), **extra}, seed=seed,
+    own = data.get("seed")   # a role's own seed holds across repeats: agent.seed=0,1 crosses agent and writer seeds
+    return ModelConfig(**{k: v for k, v in data.items() if k in known and k not in ("extra", "cache_dir", "refresh", "seed")},
+                       extra={**data.get("extra", {}), **extra}, seed=seed if own is None else own,
                        cache_dir=data.get("cache_dir", cache_dir), refresh=bool(data.get("refresh", refresh)))
 
 

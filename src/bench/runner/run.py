@@ -106,6 +106,10 @@ def run_cells_in(out: Path, cells: list[Cell], concurrency: int, progress: Progr
     result.rows, result.errors = asyncio.run(run_cells(todo, out, concurrency, progress, models))
     result.models = [m for m in models.values() if getattr(m, "progress", None) is not None]
     shutil.rmtree(out / ".cells", ignore_errors=True)
+    oracle = sum(r.get("_oracle_unrun", 0) for r in result.rows)
+    if oracle:   # the oracle's answer decides what counts; one that failed to run counts nowhere, and says so
+        result.warnings.append(f"{oracle} oracle probe(s) failed to run (agent or judge model failed with the "
+                               f"oracle's context): left out of probes_answerable; see checks.csv")
     unrun = sum(r["_probes_unrun"] for r in result.rows)
     if unrun:   # a failing agent or judge shows in probe_pass_rate only as misses; say so out loud
         result.warnings.append(f"{unrun} probe(s) failed to run (agent or judge model failed); see checks.csv")
@@ -142,6 +146,21 @@ def _role_failures(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
         elif failed:
             warnings.append(f"writer {writer}: {failed} of {calls} calls failed after their retries (failed "
                             f"compactions in the summary)")
+    answers: dict[str, list] = {}
+    for r in rows:
+        n = answers.setdefault(str(r.get("writer")), [0, 0, []])
+        n[0] += r.get("_answers", 0)
+        n[1] += r.get("_non_answers", 0)
+        if r.get("_non_answer_cell"):
+            n[2].append("/".join(str(r.get(k)) for k in ("scenario", "strategy", "writer", "window", "seed")))
+    for writer, (answered, nons, cells) in answers.items():
+        if answered and nons == answered and not writer.startswith("offline:"):
+            out.append(f"writer {writer}: none of its answers did the task: all {answered} compactions it answered "
+                       f"were answered with non-answers (cut at max_tokens, empty, a loop, a chat reply; "
+                       f"compactions.jsonl calls[].non_answer says which)")
+        elif cells:
+            warnings.append(f"writer {writer}: answered every compaction of {len(cells)} cell(s) with a non-answer: "
+                            f"{', '.join(cells[:4])}{' ...' if len(cells) > 4 else ''}")
     probes, unrun = sum(r.get("_probes", 0) for r in rows), sum(r.get("_probes_unrun", 0) for r in rows)
     if probes and unrun == probes:
         out.append(f"agent/judge: all {probes} probes failed to run (checks.csv says why)")

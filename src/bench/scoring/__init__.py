@@ -192,7 +192,9 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
     memo = memo or Memo()
     sc: Scoring = getattr(cell, "scoring", None) or Scoring()
     scenario, base = cell.scenario, dict(zip(KEY_COLUMNS, cell.key))
-    starts = sorted(c["request"] for c in read_jsonl(cell_dir / "compactions.jsonl") if c.get("ok"))
+    # check points: after each compaction, and after each failed one whose fallback changed the context
+    starts = sorted(c["request"] for c in read_jsonl(cell_dir / "compactions.jsonl")
+                    if c.get("ok") or (c.get("fallback") and c.get("after") != c.get("before")))
     judge = memo.judge(scenario, tok, cell.markers)
     timeline = judge.timeline
     meter = Meter(sc.cache, memo.rates_for(sc.model, sc.cache))
@@ -251,13 +253,17 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
         contexts = _contexts(probes, targets, last[0] if last else None, judge)
         # A probe whose request was over the window gets no answer: no provider would serve it.
         blocked = {p.id for p in probes if p.id in targets and targets[p.id].record.get("over") and not oracle}
-        outcomes, answerable = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev, memo, blocked)
-        graded = [o for o in outcomes if answerable.get(o.probe.id) is not False]
+        outcomes, answerable, unrun = await _probes(cell, sc, probes, contexts, targets, tok, cell_dir, prev, memo,
+                                                    blocked)
+        # a probe the oracle's run could not answer (False) or could not be asked (None: its agent or judge failed)
+        # is left out: nothing says the agent could answer it
+        graded = [o for o in outcomes if answerable.get(o.probe.id) is True]
         scores["probe_pass_rate"] = round(sum(bool(o.passed) for o in graded) / len(graded), 4) if graded else None
         scores["probes_answerable"] = len(graded)
         rows.extend({**base, "point": "probe", "request": targets[o.probe.id].i if o.probe.id in targets else "",
                      "event": o.probe.at, "metric": "probe", "item": o.probe.id, "kind": o.probe.kind,
-                     "score": "" if o.passed is None else float(o.passed), "detail": o.detail,
+                     "score": "" if o.passed is None else float(o.passed),
+                     "detail": o.detail + (f"; oracle {unrun[o.probe.id]}" if o.probe.id in unrun else ""),
                      "oracle": {True: 1, False: 0}.get(answerable.get(o.probe.id), "")} for o in outcomes)
     return scores, rows
 
@@ -293,8 +299,8 @@ def _oracle_contexts(probes: list, scenario: Any, judge: Judge) -> list:
 async def _probes(cell: Any, sc: Scoring, probes: list, contexts: list, targets: dict, tok: Any, cell_dir: Path,
                   prev: Any, memo: Memo, blocked: set[str] = frozenset()):
     """The probes' outcomes, and per probe whether the same agent answers it with the oracle's context
-    (True / False; None when that failed to run). The oracle's answers depend only on the scenario and
-    the models, so this process asks them once per scenario."""
+    (True / False; None when that failed to run), and why each of those failed. The oracle's answers depend
+    only on the scenario and the models, so this process asks them once per scenario."""
 
     agent, judge = build_model(cell.agent), build_model(cell.judge).teach((offline_judge,))
     asked = [(p, ctx) for p, ctx in zip(probes, contexts) if p.id not in blocked]
@@ -309,10 +315,13 @@ async def _probes(cell: Any, sc: Scoring, probes: list, contexts: list, targets:
         oracle = await ask_all(list(zip(probes, contexts)), agent, judge, tok,
                                cell.scenario.user, sc.grade, sc.pass_score)
         answerable = {o.probe.id: o.passed for o in oracle}
-        if None not in answerable.values():   # a model that failed may answer next time: ask again then
+        unrun = {o.probe.id: o.detail for o in oracle if o.passed is None}
+        if not unrun:   # a model that failed may answer next time: ask again then
             memo.oracle[key] = answerable
+    else:
+        unrun = {}
     _log_probes(outcomes, targets, cell, tok, cell_dir, prev, memo.judge(cell.scenario, tok, cell.markers))
-    return outcomes, answerable
+    return outcomes, answerable, unrun
 
 
 def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Path, prev: Any, judge: Judge) -> None:

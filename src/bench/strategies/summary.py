@@ -3,8 +3,10 @@ one writer call under a budget, a writer request that fits the window, and which
 user's own words.
 
 A failed writer call is data, not an exception: the caller records it on its Compaction (`ok:
-false`, `error`) and decides its own fallback, so one bad answer never ends a replay. An answer
-over its budget is cut to it and the cut listed as a problem, as an LLM is cut at `max_tokens`.
+false`, `error`) and decides its own fallback, so one bad answer never ends a replay. So is an
+answer that does not do the task (bench.harness.answers: cut at max_tokens, empty, a loop, a chat
+reply or an echo that carries nothing of the conversation). An answer over its budget in the bench's
+tokens, but not cut by the model, is cut to it and the cut listed as a problem.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.errors import ModelError
+from bench.harness.answers import events, problem
 from bench.harness.messages import Message
 from bench.harness.strategy import Compaction, Session, Strategy, drop_oldest
 
@@ -53,6 +56,10 @@ async def draft(session: Session, messages: list[Message], instruction: Message,
     text = reply.text.strip()
     if not text:
         return Draft(error="the writer returned no summary")
+    why = problem(text, reply.finish, [m.text for m in messages], [session.system.text, instruction.text],
+                  events(messages))
+    if why:
+        return Draft(error=f"not a summary: {why}")
     out = Draft(text=text, budget=budget)
     n = session.tok.count(text)
     if n > budget:

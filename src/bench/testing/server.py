@@ -39,7 +39,8 @@ from bench.models.offline.stress import PROFILES
 
 # 429 with Retry-After; 500; 400 (never worth retrying); an answer after `delay` s;
 # a body that is not JSON; `choices: []`; a tool call whose arguments are not JSON.
-FAULTS = ("429", "500", "400", "slow", "malformed", "empty", "bad_tool_json")
+# "blank": a well-formed answer with no text and no tool calls (a model that said nothing).
+FAULTS = ("429", "500", "400", "slow", "malformed", "empty", "bad_tool_json", "blank")
 
 
 @dataclass
@@ -213,6 +214,12 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 self._json(200, {"id": "chatcmpl-empty", "object": "chat.completion", "created": 0,
                                  "model": "loopback", "choices": [],
                                  "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+            elif fault.kind == "blank":
+                self._json(200, {"id": "chatcmpl-blank", "object": "chat.completion", "created": 0,
+                                 "model": "loopback", "usage": {"prompt_tokens": 1, "completion_tokens": 0,
+                                                                "total_tokens": 1},
+                                 "choices": [{"index": 0, "finish_reason": "stop",
+                                              "message": {"role": "assistant", "content": ""}}]})
             elif fault.kind == "bad_tool_json":
                 call = {"id": "call_bad", "type": "function", "function": {"name": "x", "arguments": "{oops"}}
                 self._json(200, {"id": "chatcmpl-bad", "object": "chat.completion", "created": 0,

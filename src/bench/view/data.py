@@ -85,7 +85,11 @@ def cell_blob(run: Run, cell: RunCell, records: list[dict[str, Any]], compaction
               "before": c.get("before"), "after": c.get("after"), "text": _text(c.get("text")),
               "fallback": _text(c.get("fallback")), "error": _text(c.get("error")), "repairs": _count(c.get("repairs")),
               "latency_s": round(sum(_number(x.get("latency_s")) or 0.0 for x in _calls(c)), 3),
-              "calls": len(_calls(c))} for c in compactions]
+              "calls": len(_calls(c)),
+              # why each writer call finished, and why the harness judged an answer no answer (bench.harness.answers)
+              "finish": ", ".join(_text(x.get("finish")) for x in _calls(c) if x.get("finish")),
+              "non_answer": next((_text(x["non_answer"]) for x in _calls(c) if x.get("non_answer")), "")}
+             for c in compactions]
     return {"requests": reqs, "messages": own_rows, "compactions": comps}
 
 
@@ -110,7 +114,8 @@ def build(run: Run, chosen: list[RunCell]) -> tuple[list[dict[str, Any]], dict[s
         index.append({"id": f"c{n}", "name": cell.name, "scenario": cell.scenario, "strategy": cell.strategy,
                       "writer": cell.writer, "window": cell.window, "oracle": cell.oracle,
                       "requests": sum(1 for r in blob["requests"] if r[1] == "agent"),
-                      "compactions": sum(1 for c in blob["compactions"] if c["ok"])})
+                      "compactions": sum(1 for c in blob["compactions"] if c["ok"]),
+                      "failed": sum(1 for c in blob["compactions"] if not c["ok"])})
     for scenario, rows in tables.rows.items():
         blobs[f"s:{scenario}"] = pack({"messages": rows, "labels": labels(run.scenario(scenario)),
                                        "status": STATUS})

@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 from bench.harness.messages import Message, calls_text
 from bench.tokens import Tokenizer, tokenizer
 from bench.harness.model import Model, ModelConfig, Reply, Usage
-from bench.models.offline import extract, stress
+from bench.models.offline import extract, stress, tasks
 from bench.models.offline.players import Player, Turn, play
 
 DEFAULT_BUDGET = (64, 4096)   # summary budget bounds when the request gives none: 10% of input
@@ -50,7 +50,7 @@ class OfflineModel(Model):
         notes: tuple[dict, ...] = ()
         if self.profile is not None:
             s = stress.begin(self.profile, msgs, self.cfg.seed)
-            text, calls = stress.apply(s, turn.text, turn.calls)
+            text, calls = stress.apply(s, turn.text, turn.calls, limit, self.tok.count)
             turn, notes = Turn(text=text, calls=calls), tuple(s.notes)
         text, finish = turn.text, "tool_calls" if turn.calls else "stop"
         if limit and self.tok.count(text) > limit:   # an LLM is cut at max_tokens too
@@ -67,7 +67,8 @@ def read_tokens(messages: Sequence[Message], tools: list[dict] | None, tok: Toke
 
 
 def builtin(messages: list[Message], limit: int | None, read: int, tok: Tokenizer) -> Turn:
-    """Summary when asked for one, otherwise an extracted answer to the last message."""
+    """Summary when asked for one; another writer task (tasks.py: a checkpoint, every constraint on one line,
+    named sections) in the form asked; otherwise an extracted answer to the last message."""
     if not messages:
         return Turn(text="")
     body = [m for m in messages if m.role != "system"]
@@ -76,5 +77,9 @@ def builtin(messages: list[Message], limit: int | None, read: int, tok: Tokenize
             body = body[:-1]      # the instruction itself is not summarised
         budget = limit or max(DEFAULT_BUDGET[0], min(DEFAULT_BUDGET[1], read // 10))
         return Turn(text=extract.summary(body, budget, tok))
+    task = tasks.read(messages[-1].text) if messages[-1].role == "user" and len(body) > 1 else None
+    if task is not None:      # a checkpoint, a list of every constraint, one line, named sections ...
+        budget = limit or max(DEFAULT_BUDGET[0], min(DEFAULT_BUDGET[1], read // 10))
+        return Turn(text=tasks.write(task, body[:-1], budget, tok))
     question = extract.strip_marker(messages[-1].text)
     return Turn(text=extract.answer(messages[:-1], question, limit, tok))

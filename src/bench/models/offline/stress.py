@@ -20,13 +20,14 @@ import hashlib
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Sequence
+from typing import Callable, Sequence
 
 from bench.harness.messages import MARKER, Message
 from bench.scenarios.model import Call
 from bench.text import normalize
 
-RULES = ("paraphrase", "loosen", "attribute", "recency", "subtask_done", "blur", "memo")
+RULES = ("paraphrase", "loosen", "attribute", "recency", "subtask_done", "blur", "memo", "chatty", "empty_sections",
+         "degenerate", "wrong_detail")
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,15 @@ PROFILES = {p.name: p for p in (
     Profile("realistic", {"paraphrase": 0.4, "loosen": 0.3, "attribute": 0.5, "recency": 0.3,
                           "subtask_done": 0.5, "blur": 0.3, "memo": 0.2},
             "all of the above at moderate rates: a writer that errs like a typical LLM"),
+    # what a small real model did (SmolLM2-135M-Instruct; tests/data/realmodel): answers that do not do the task
+    Profile("chatty", {"chatty": 1.0}, "the instruction answered as a chat turn (\"I'm ready to continue. What's "
+                                       "the next step?\"), no summary, no tool calls"),
+    Profile("empty_sections", {"empty_sections": 1.0}, "\"None.\" under every heading (an answer without headings "
+                                                       "becomes \"None.\")"),
+    Profile("degenerate", {"degenerate": 1.0}, "the answer's first line repeated until it is cut at max_tokens "
+                                               "(finish: length)"),
+    Profile("wrong_detail", {"wrong_detail": 1.0}, "every identifier copied with one token changed: bar.ts:88 -> "
+                                                   "bar.ts:89, #102 -> #103, release/2.4 -> release/2.5"),
 )}
 
 
@@ -151,10 +161,21 @@ def _normal(text: str) -> str:
 WRITTEN = ("new", "text", "content")   # tool arguments that carry what the writer wrote (not `old`, `path` ...)
 
 
-def apply(s: Stress, text: str, calls: Sequence[Call]) -> tuple[str, tuple[Call, ...]]:
+def apply(s: Stress, text: str, calls: Sequence[Call], limit: int | None = None,
+          count: Callable[[str], int] = lambda t: len(t) // 4) -> tuple[str, tuple[Call, ...]]:
     """The answer as this writer would have written it: its text and the written arguments of its tool
     calls stressed alike (an edit's `old` is left alone, so the calls stay well-formed); memo ticks may
-    be skipped (rule `memo`)."""
+    be skipped (rule `memo`). The whole-answer rules come first: a chat reply instead of the task
+    (`chatty`), "None." under every heading (`empty_sections`), a loop run to past `limit` tokens as
+    `count` counts them (`degenerate`; the model then cuts it, finish `length`)."""
+    if s.chance("chatty", text[:200] + "".join(c.tool for c in calls)):
+        reply = CHAT[int(s.seed[:4], 16) % len(CHAT)]
+        s.note("chatty", (text or "".join(c.tool for c in calls))[:160], reply)
+        return reply, ()
+    if not calls and text and s.chance("empty_sections", text[:200]):
+        new = _emptied(text)
+        s.note("empty_sections", text[:160], new[:160])
+        text = new
     out_calls = []
     for c in calls:
         args = {k: (transform(s, v, answer=False) if k in WRITTEN and isinstance(v, str) else v)
@@ -162,7 +183,12 @@ def apply(s: Stress, text: str, calls: Sequence[Call]) -> tuple[str, tuple[Call,
         if "numbers" in args and isinstance(args["numbers"], list) and args.get("ticked") is True:
             args["numbers"] = _ticks(s, args["numbers"])
         out_calls.append(replace(c, args=args))
-    return (transform(s, text) if text else text), tuple(out_calls)
+    text = transform(s, text) if text else text
+    if not out_calls and text.strip() and s.chance("degenerate", text[:200]):
+        new = _loop(text, limit, count)
+        s.note("degenerate", text[:160], new[:160])
+        text = new
+    return text, tuple(out_calls)
 
 
 def transform(s: Stress, text: str, answer: bool = True) -> str:
@@ -171,7 +197,7 @@ def transform(s: Stress, text: str, answer: bool = True) -> str:
     lines = _recency(s, lines)
     out = []
     for line in lines:
-        for rule in (_attribute, _paraphrase, _loosen, _blur):
+        for rule in (_attribute, _paraphrase, _loosen, _blur, _wrong_detail):
             line = rule(s, line)
         out.append(line)
     text = "\n".join(out)
@@ -308,6 +334,53 @@ def _subtask_done(s: Stress, text: str, answer: bool) -> str:
         new = new.rstrip() + "\nTask complete: the work is finished." + text[len(text.rstrip()):]
     if new != text:
         s.note("subtask_done", text[-160:], new[-160:])
+    return new
+
+
+CHAT = ("I'm ready to continue. What's the next step?", "Sure! What would you like me to do next?",
+        "Happy to help with your project. What should I work on first?")
+HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+\S|^\s*</?checkpoint>\s*$", re.I)
+
+
+def _emptied(text: str) -> str:
+    """The answer's headings (and a checkpoint block's tags) kept, "None." under each heading instead of its
+    content; an answer without headings is "None." alone."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if HEADING_LINE.match(line):
+            out.append(line)
+            if not line.strip().lower().startswith("</"):
+                out.append("None.")
+    return "\n".join(out) if any(x == "None." for x in out) else "None."
+
+
+def _loop(text: str, limit: int | None, count: Callable[[str], int]) -> str:
+    """The first content line of the answer, repeated past `limit` tokens (512 without one)."""
+    line = next((x for x in text.split("\n") if len(x.split()) >= 3 and not HEADING_LINE.match(x)),
+                text.strip().split("\n")[0])
+    target, unit = (limit or 512) + 8, line.strip() + "\n\n"
+    return unit * (target // max(1, count(unit)) + 2)
+
+
+IDENTIFIER = re.compile(r"(?<![\w/.#:-])(?:#\d+|[\w.-]*[A-Za-z_/.:-][\w./:-]*\d[\w./:-]*|[0-9a-f]{7,40})(?![\w/#-])")
+LAST_NUMBER = re.compile(r"(\d+)(?!.*\d)")
+
+
+def _wrong_detail(s: Stress, line: str) -> str:
+    """Each identifier copied (a path with its line, a #id, a version, a sha) has one token changed: its last
+    number goes up by one."""
+    if s.p.rate("wrong_detail") <= 0:
+        return line
+
+    def changed(m: re.Match) -> str:
+        ident = m.group(0)
+        if not any(c.isdigit() for c in ident) or not s.chance("wrong_detail", ident + line):
+            return ident
+        return LAST_NUMBER.sub(lambda d: str(int(d.group(1)) + 1).zfill(len(d.group(1))), ident, count=1)
+
+    new = IDENTIFIER.sub(changed, line)
+    if new != line:
+        s.note("wrong_detail", line, new)
     return new
 
 

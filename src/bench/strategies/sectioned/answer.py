@@ -4,7 +4,9 @@ claude_code, anchored and handoff all ask the writer for text under fixed headin
 prompt files name them). The format block (prompts/format.md) is the same for all three, so one
 reader here and one offline player (offline.py) serve them; each strategy decides what a missing
 section means for it. An answer with none of the headings asked for is garbled: the strategy
-records a failure, exactly as for a writer error or an empty answer.
+records a failure, exactly as for a writer error or an empty answer. So is an answer that does not
+do the task (bench.harness.answers): cut at max_tokens, a loop, "None." under every heading, or
+sections that carry nothing of the conversation (a chat reply, the instruction echoed).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.errors import ModelError
+from bench.harness import answers
 from bench.harness.messages import Message, Part
 from bench.harness.strategy import Session, Strategy, turn_units
 from bench.tokens import PER_MESSAGE
@@ -132,6 +135,10 @@ async def ask(strategy: Strategy, inputs: list[Message], instruction: Message, b
     text = clean(reply.text)
     if not text:
         raise Failed("the writer returned no text")
+    if answers.cut(reply.finish):
+        raise Failed("not an answer: the answer was cut at max_tokens (finish: length)")
+    if answers.loops(text, [m.text for m in sent]):
+        raise Failed("not an answer: the answer is a repetition loop")
     problems = []
     tok = session.tok
     if tok.count(text) > budget:
@@ -140,4 +147,22 @@ async def ask(strategy: Strategy, inputs: list[Message], instruction: Message, b
     sections, found = parse(text, names)
     if not sections:
         raise Failed("garbled answer: none of the sections asked for (" + ", ".join(names) + ")")
+    bodies = [b for b in sections.values() if not empty(b)]
+    if not bodies:
+        raise Failed("not an answer: every section is empty")
+    # what the answer is about is the conversation sent and the sections so far (<current-sections>), which
+    # a merge carries on; but a merge that adds nothing of its span merged nothing
+    current, template = _split_current(instruction.text)
+    body, exclude, span = "\n".join(bodies), [session.system.text, template], [m.text for m in sent]
+    if not answers.carries(body, [*current, *span], exclude) or (current and not answers.carries(body, span, exclude, 1)):
+        raise Failed("not an answer: the sections carry nothing of the conversation (a chat reply, an echo of the "
+                     "instruction, or invented text)")
     return Answer(text=text, sections=sections, problems=problems + found, left_out=left_out)
+
+
+def _split_current(instruction: str) -> tuple[list[str], str]:
+    """([the sections so far], the rest of the instruction, their tags included)."""
+    start, end = instruction.find(OPEN), instruction.rfind(CLOSE)
+    if start < 0 or end < start:
+        return [], instruction
+    return [instruction[start + len(OPEN):end]], instruction[:start + len(OPEN)] + instruction[end:]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 from bench.errors import ModelError
+from bench.harness.answers import carries
 from bench.harness.messages import Message, Part, make, retext
 from bench.harness.strategy import Compaction, Session, Strategy, drop_oldest, trigger_limit
 
@@ -70,7 +71,10 @@ class Vibey(Strategy):
     async def compact(self) -> Compaction:
         before = self.size()
         if self.mechanical_only:
-            return self.mechanical(before, "mechanical only: earlier checkpoints failed or freed too little")
+            why = "mechanical only: earlier checkpoints failed or freed too little"
+            mech = self.mechanical(before, why)
+            mech.ok, mech.error = False, why      # no checkpoint was made: a failed compaction, its fallback ran
+            return mech
         try:
             comp = await self.checkpoint(before)
         except ModelError as exc:
@@ -91,7 +95,8 @@ class Vibey(Strategy):
             return comp
         mech = self.mechanical(before, comp.error or "checkpoint failed")
         mech.problems[:0] = comp.problems
-        mech.repairs, mech.error = comp.repairs, comp.error
+        mech.ok = False                           # the checkpoint failed; the mechanical step is its fallback
+        mech.repairs, mech.error = comp.repairs, comp.error or "checkpoint failed"
         mech.fields["failed_checkpoint"] = {k: comp.fields.get(k) for k in ("mind", "memo", "scene", "part")}
         return mech
 
@@ -152,6 +157,10 @@ class Vibey(Strategy):
         def check(ws: turn.Workspace, answer: str) -> tuple[str | None, list[str]]:
             tok = self.session.tok
             text, problems = scene.extract(answer, self.b.scene_min, tok)
+            if text is not None and not carries(text, [m.text for m in conversation],
+                                                [self.session.system.text, instruction.text]):
+                problems.append("scene: the checkpoint block carries nothing of the conversation (a chat reply, "
+                                "an echo of the instruction, or invented text)")
             problems += mind.validate(ws.mind, self.state.mind, self.b.caps, tok)
             ticked, bad = memo.ticks(ws.memo, sheet)
             entries.clear()

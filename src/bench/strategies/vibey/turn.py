@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Callable
 
+from bench.harness.answers import cut
 from bench.harness.messages import Message
 from bench.scenarios.model import Call
 from bench.harness.strategy import Session
@@ -126,6 +127,7 @@ async def run(session: Session, conversation: list[Message], instruction: Messag
     ask = _Asker(session, msgs, ws, rounds, n, out, window)
     answer, notes = await ask("checkpoint")
     scene, problems = check(ws, answer)
+    problems = ask.cut_note() + problems
     problems = notes + problems
     out.found += problems
     while problems and out.repairs < repairs:
@@ -137,6 +139,7 @@ async def run(session: Session, conversation: list[Message], instruction: Messag
         msgs.append(session.message(id=f"ckpt{n}-repair{out.repairs}", role="user", text=text, tag="harness"))
         answer, notes = await ask("checkpoint-repair")
         scene, problems = check(ws, answer)
+        problems = ask.cut_note() + problems
         problems = notes + problems
         out.found += [p for p in problems if p not in out.found]
     out.answer, out.scene, out.problems = answer, scene, problems
@@ -152,6 +155,7 @@ class _Asker:
                  window: int):
         self.session, self.msgs, self.ws, self.rounds, self.n, self.out = session, msgs, ws, rounds, n, out
         self.window, self.k, self.used = window, 0, 0
+        self.finish: str | None = None      # the finish reason of the last answer
         self.schema = session.tok.count(json.dumps(list(tools()), sort_keys=True))
 
     def size(self, msgs: list[Message]) -> int:
@@ -165,8 +169,14 @@ class _Asker:
         if not self.room(self.msgs):
             raise NoRoom(f"the checkpoint turn's request ({self.size(self.msgs)} tokens) and its answer "
                          f"({self.session.reserve_output}) do not fit the window of {self.window}")
-        return await self.session.writer.chat(self.msgs, tools=list(tools()),
-                                              max_tokens=self.session.reserve_output, purpose=purpose)
+        reply = await self.session.writer.chat(self.msgs, tools=list(tools()),
+                                               max_tokens=self.session.reserve_output, purpose=purpose)
+        self.finish = reply.finish
+        return reply
+
+    def cut_note(self) -> list[str]:
+        """A final answer cut at max_tokens is no checkpoint, whatever it holds (bench.harness.answers)."""
+        return ["answer: the final answer was cut at max_tokens (finish: length)"] if cut(self.finish) else []
 
     def result(self, c: Call, text: str) -> Message:
         return self.session.message(id=f"ckpt{self.n}-r{self.k}-{c.id}", role="tool", text=text, tag="checkpoint",
