@@ -247,13 +247,18 @@ def usage_of(resp: Any) -> Usage:
                  output_tokens=getattr(u, "completion_tokens", 0) or 0, cost_usd=cost_of(resp))
 
 
+_UNPRICED: set[str] = set()   # models litellm could not price: asking again per answer costs ms of CPU each
+
+
 def cost_of(resp: Any) -> float | None:
     """The provider's price for this response, as litellm knows it; None for unpriced models."""
     cost = (getattr(resp, "_hidden_params", None) or {}).get("response_cost")
-    if cost is None:
+    model = str(getattr(resp, "model", "") or "")
+    if cost is None and model not in _UNPRICED:
         try:
             cost = _litellm().completion_cost(completion_response=resp)
         except Exception:   # litellm raises a variety of errors for models it cannot price
+            _UNPRICED.add(model)
             return None
     return float(cost) if cost else None
 
