@@ -8,7 +8,8 @@ success up to the last cut's half (slow start), then by about one per window —
 rate-limit episode halves it once: a 429 of a call sent before the last cut belongs to the episode
 that cut already answered, so a burst of 429s from calls that were all in flight is one cut, not one
 per call. Every 429 holds all calls of the account until the longest wait the provider named
-(Retry-After, x-ratelimit-reset-*, anthropic-ratelimit-*-reset) has passed, and at least `cooldown`.
+(Retry-After, x-ratelimit-reset-*, anthropic-ratelimit-*-reset) has passed, and at least `cooldown`
+(a model's `max_wait` caps a named wait, as it caps its own waits between tries, and says so).
 A transient error (5xx, a timeout, a dropped connection) says nothing about the limit: it pauses
 growth for `pause` seconds and cuts nothing.
 
@@ -39,7 +40,6 @@ class Limits:
     in_flight: int = field(default=8, metadata={"min": 1})      # the most calls in flight per account
     start: int = field(default=2, metadata={"min": 1})          # slow start's first window
     cooldown: float = field(default=1.0, metadata={"min": 0})   # least hold after a 429 that names no wait
-    max_cooldown: float = field(default=600.0, metadata={"min": 0})   # the most a provider's wait is honoured
     pause: float = field(default=5.0, metadata={"min": 0})      # no growth this long after a transient error
     cells: int | None = field(default=None, metadata={"min": 1})      # real-model cells at once; null: 4 x in_flight
     shared: str | None = field(default=None, metadata={"what": "a directory path"})  # one budget for all shards
@@ -183,7 +183,7 @@ class Limiter:
                 self.stats.cuts += 1
                 self.threshold = max(1.0, math.floor(self.window / 2))
                 self.window = self.threshold
-            hold = min(max(wait or 0.0, self.limits.cooldown), self.limits.max_cooldown)
+            hold = max(wait or 0.0, self.limits.cooldown)
             self.until = max(self.until, now + hold)
         elif outcome == TRANSIENT:
             self.stats.transient += 1

@@ -166,7 +166,9 @@ class LitellmModel(Model):
                         reply = parse(resp)
                         ticket.outcome = OK
                     except litellm.RateLimitError as exc:
-                        ticket.outcome, ticket.wait = RATE_LIMITED, named_wait(headers_of(exc))
+                        named = named_wait(headers_of(exc))   # the user's max_wait caps it (and is said)
+                        ticket.outcome = RATE_LIMITED
+                        ticket.wait = None if named is None else min(named, self.cfg.max_wait)
                         raise
                     except transient:
                         ticket.outcome = TRANSIENT
