@@ -384,7 +384,7 @@ def test_the_litellm_writer_path_through_the_endpoint_matches_the_built_in_naive
     priced like the built-in's, so the summaries match column by column."""
     out = tmp_path / "run"
     code, _, err = cli("run", "scenarios=[scenarios/hand/injected-watch.yaml]", "strategies=[naive,naive_py]",
-                       f"out={out}", "writer.model=openai/loop", "concurrency=1",
+                       f"out={out}", "writer.model=openai/loop", "limits.cells=1",
                        f"writer.api_base={loopback.url}", f"responses.dir={tmp_path / 'cache'}",
                        exec_spec("naive_py", sys.executable, str(EXAMPLES / "naive.py")))
     assert code == 0, err

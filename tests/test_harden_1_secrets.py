@@ -102,7 +102,7 @@ def test_an_environment_key_echoed_by_a_failing_server_never_reaches_disk(tmp_pa
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     out = tmp_path / "run"
     with EchoingServer(lifetime=120) as srv:
-        code, stdout, err = cli("run", "suite=smoke", "strategies=[naive]", "window=900", "concurrency=1",
+        code, stdout, err = cli("run", "suite=smoke", "strategies=[naive]", "window=900", "limits.cells=1",
                                 "writer.model=openai/test", f"writer.api_base={srv.url}", "writer.retries=2",
                                 "writer.backoff=0.01", "probes.enabled=false", f"out={out}", cwd=tmp_path)
         assert srv.faults_served == 0 and srv.calls > 3

@@ -46,8 +46,14 @@ def show(o: Outcome, verbose: bool = False, paths: bool = True) -> int:
         print(f"note: {note}", file=sys.stderr)
     if o.resumed:
         print(f"resuming {o.out}: {o.resumed} of {len(o.cells)} cells already done", file=sys.stderr)
+    if o.shard:
+        print(f"shard {o.shard}", file=sys.stderr)
     for model in o.models:
         _report_calls(model)
+    for name, s in o.limiters.items():
+        if s.calls:
+            print(f"limiter {name}: {s.calls} requests, at most {s.peak} in flight, {s.rate_limited} rate-limited "
+                  f"in {s.cuts} episode(s), {s.transient} transient errors", file=sys.stderr)
     for e in o.errors:
         print(f"error: {e}", file=sys.stderr)
     for w in o.warnings:

@@ -17,7 +17,7 @@ from bench.scenarios.model import Call
 @dataclass
 class Usage:
     input_tokens: int = 0
-    cached_input_tokens: int = 0
+    cached_input_tokens: int | None = None   # as the provider reports it; None: it did not say (offline: no provider)
     output_tokens: int = 0
     cost_usd: float | None = None   # from the provider's response, when it says
 
@@ -46,7 +46,7 @@ class ModelConfig:
     least value a run accepts (bench.runner.settings checks it)."""
     model: str = "offline"
     api_base: str | None = None
-    concurrency: int = field(default=4, metadata={"min": 1})
+    concurrency: int | None = field(default=None, metadata={"min": 1})   # own bound; the account's limiter bounds all
     temperature: float = field(default=0.0, metadata={"min": 0})
     timeout: float = field(default=120.0, metadata={"min": 0})
     retries: int = field(default=3, metadata={"min": 0})

@@ -14,6 +14,7 @@ texts are scrubbed of them before they can reach a log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -30,6 +31,7 @@ from bench.scenarios.model import Call
 from bench.harness.model import Model, ModelConfig, Reply, Usage
 from bench.harness.wire import to_wire
 from bench.models.cache import ANSWERED, ResponseCache, cache_key
+from bench.models.limiter import ACCOUNTS, FATAL, OK, RATE_LIMITED, TRANSIENT, account, named_wait
 from bench.models.progress import HEARTBEAT, Progress
 from bench import env
 
@@ -76,7 +78,7 @@ class LitellmModel(Model):
             raise BadInput(f"model {cfg.model}: {', '.join(secret)}: keys come from the environment "
                            f"(e.g. OPENAI_API_KEY), never from the config")
         try:
-            _litellm().get_llm_provider(cfg.model, api_base=cfg.api_base)
+            provider = _litellm().get_llm_provider(cfg.model, api_base=cfg.api_base)[1]
         except Exception:  # litellm raises its BadRequestError subclasses here
             raise BadInput(f"model {cfg.model}: litellm cannot tell its provider; name it as provider/model, "
                            f"e.g. openai/{cfg.model.split('/')[-1]}") from None
@@ -87,6 +89,10 @@ class LitellmModel(Model):
                 raise BadInput(f"model {cfg.model}: {', '.join(missing)} is not set in the environment")
         self.cfg = cfg
         self.name = cfg.model
+        # who the provider counts our calls against: the limiter is shared by every model of the account
+        prefix = f"{provider}_".upper().replace("-", "_")
+        self.account = account(cfg.api_base or provider, [os.environ[k] for k in sorted(os.environ)
+                                                          if k.startswith(prefix) and SECRET_NAME.search(k)])
         self.cache = ResponseCache(cfg.cache_dir) if cfg.cache_dir else None
         self.progress = Progress(cfg.model)
         self._sem: tuple[Any, asyncio.Semaphore] | None = None
@@ -96,8 +102,11 @@ class LitellmModel(Model):
     def stats(self):
         return self.progress.stats
 
-    def _semaphore(self) -> asyncio.Semaphore:
-        """One bound per event loop (a semaphore cannot move between loops)."""
+    def _semaphore(self) -> Any:
+        """This model's own bound, when its config sets one (the account's limiter bounds it anyway); one
+        per event loop (a semaphore cannot move between loops)."""
+        if self.cfg.concurrency is None:
+            return contextlib.nullcontext()
         loop = asyncio.get_running_loop()
         if self._sem is None or self._sem[0] is not loop:
             self._sem = (loop, asyncio.Semaphore(max(1, self.cfg.concurrency)))
@@ -151,14 +160,30 @@ class LitellmModel(Model):
         fatal = fatal_errors(litellm)
         started = time.perf_counter()
         tries = max(0, self.cfg.retries) + 1
+        transient = (Unusable, asyncio.TimeoutError, litellm.APIError, litellm.Timeout, litellm.APIConnectionError,
+                     litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError, OSError)
         for attempt in range(tries):
             self.stats.http += 1
             try:
-                resp = await self._beating(asyncio.wait_for(
-                    litellm.acompletion(**req, **self.endpoint(), timeout=self.cfg.timeout,
-                                        num_retries=0, max_retries=0),
-                    timeout=self.cfg.timeout * 1.5 + 5))
-                reply = parse(resp)
+                async with ACCOUNTS.get(self.account).slot() as ticket:   # calls of one account, adaptively bounded
+                    try:
+                        resp = await self._beating(asyncio.wait_for(
+                            litellm.acompletion(**req, **self.endpoint(), timeout=self.cfg.timeout,
+                                                num_retries=0, max_retries=0),
+                            timeout=self.cfg.timeout * 1.5 + 5))
+                        reply = parse(resp)
+                        ticket.outcome = OK
+                    except litellm.RateLimitError as exc:
+                        named = named_wait(headers_of(exc))   # the user's max_wait caps it (and is said)
+                        ticket.outcome = RATE_LIMITED
+                        ticket.wait = None if named is None else min(named, self.cfg.max_wait)
+                        raise
+                    except transient:
+                        ticket.outcome = TRANSIENT
+                        raise
+                    except BaseException:
+                        ticket.outcome = FATAL
+                        raise
             except fatal as exc:
                 raise ModelError(f"{self.cfg.model}: {scrub(_describe(exc))}") from None
             except Blank as exc:
@@ -170,9 +195,7 @@ class LitellmModel(Model):
                 self.stats.retries += 1
                 await self.sleep(self.wait(attempt, exc))
                 continue
-            except (Unusable, asyncio.TimeoutError, litellm.APIError, litellm.Timeout,
-                    litellm.APIConnectionError, litellm.RateLimitError, litellm.InternalServerError,
-                    litellm.ServiceUnavailableError, OSError) as exc:
+            except transient as exc:
                 if attempt + 1 == tries:
                     raise ModelError(f"{self.cfg.model}: failed after {tries} tries: "
                                      f"{scrub(_describe(exc))}") from None
@@ -251,24 +274,41 @@ def parse(resp: Any) -> Reply:
 def usage_of(resp: Any) -> Usage:
     u = getattr(resp, "usage", None)
     details = getattr(u, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) or getattr(u, "cache_read_input_tokens", None) or 0
-    return Usage(input_tokens=getattr(u, "prompt_tokens", 0) or 0, cached_input_tokens=int(cached),
+    # None, not 0, when the provider does not say: the results leave the column empty rather than report a miss
+    cached = next((v for v in (getattr(details, "cached_tokens", None), getattr(u, "cache_read_input_tokens", None))
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)), None)
+    return Usage(input_tokens=getattr(u, "prompt_tokens", 0) or 0,
+                 cached_input_tokens=None if cached is None else int(cached),
                  output_tokens=getattr(u, "completion_tokens", 0) or 0, cost_usd=cost_of(resp))
+
+
+_UNPRICED: set[str] = set()   # models litellm could not price: asking again per answer costs ms of CPU each
 
 
 def cost_of(resp: Any) -> float | None:
     """The provider's price for this response, as litellm knows it; None for unpriced models."""
     cost = (getattr(resp, "_hidden_params", None) or {}).get("response_cost")
-    if cost is None:
+    model = str(getattr(resp, "model", "") or "")
+    if cost is None and model not in _UNPRICED:
         try:
             cost = _litellm().completion_cost(completion_response=resp)
         except Exception:   # litellm raises a variety of errors for models it cannot price
+            _UNPRICED.add(model)
             return None
     return float(cost) if cost else None
 
 
+def headers_of(exc: BaseException) -> Any:
+    """The HTTP headers of the answer an error came from (litellm keeps them in one of two places)."""
+    for headers in (getattr(getattr(exc, "response", None), "headers", None),
+                    getattr(exc, "litellm_response_headers", None)):
+        if headers is not None:
+            return headers
+    return None
+
+
 def retry_after(exc: BaseException) -> float | None:
-    """Seconds from a Retry-After header (seconds form; HTTP dates are left to the backoff)."""
+    """Seconds from a Retry-After header (seconds form; HTTP dates are left to the backoff and the limiter)."""
     for headers in (getattr(getattr(exc, "response", None), "headers", None),
                     getattr(exc, "litellm_response_headers", None)):
         if headers is None:

@@ -16,6 +16,10 @@ with `wake_above` is printed too. Each side is timed best of `--repeat` (a busy 
 is one-sided). The default offline run (issue 13: every bundled scenario x the default strategies,
 both cores) finishes in under 60 s: `--default-run` times it, split at its first and last finished
 cell (about a minute; measure on an idle machine).
+Real-model sweeps (issue 25): `--limiter` runs 20 cells against the loopback server answering after 200 ms
+(in its own process, as a provider is) with `limits.in_flight=8`; the account's calls in flight, averaged
+over the server's busy span from its own log, reach at least 0.8 of the limit. The client's CPU per call
+(litellm, the replay) bounds it: on a loaded machine the figure says so, not the limiter.
 """
 from __future__ import annotations
 
@@ -171,9 +175,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--encoding", default="o200k_base")
     p.add_argument("--repeat", type=int, default=3, help="external-strategy figures: best of this many replays")
     p.add_argument("--default-run", action="store_true", help="only time `compaction-bench run` (target < 60 s)")
+    p.add_argument("--limiter", action="store_true", help="only the calls-in-flight figure (target >= 0.8 of the limit)")
     a = p.parse_args(argv)
     if a.default_run:
         return 0 if default_run_seconds() < 60 else 1
+    if a.limiter:
+        return 0 if limiter_share() >= 0.8 else 1
     small, large = (synthetic(n) for n in a.sizes)
     Tokenizer(a.encoding).count("warm up tiktoken")  # load the encoding outside every timing
     floor = floor_seconds(large, a.encoding)
@@ -245,3 +252,30 @@ def exec_figures(s: Scenario, encoding: str, repeat: int) -> float:
         if name == "exec":
             worst = ratio if n == n_in else float("inf")
     return worst
+
+
+def limiter_share(cells: int = 20, latency: float = 0.2, limit: int = 8) -> float:
+    """Mean calls in flight over the limit, from the loopback server's log, for `cells` real-model cells."""
+    server = subprocess.Popen([sys.executable, "-m", "bench.testing", "--latency", str(latency), "--lifetime", "900"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        env = {**os.environ, "OPENAI_API_KEY": os.environ.get("OPENAI_API_KEY", "sk-perf-not-a-key"), "CI": "true"}
+        with tempfile.TemporaryDirectory() as tmp:
+            started = time.perf_counter()
+            run = subprocess.run([sys.executable, "-m", "bench", "run", "suite=smoke",
+                                  "scenarios=[scenarios/hand/debug-then-recall.yaml]", "strategies=[naive]", "stress=[]",
+                                  "window=800", "probes.enabled=false", "responses.enabled=false", f"repeats={cells}",
+                                  "writer.model=openai/perf", f"writer.api_base={url}", f"limits.in_flight={limit}",
+                                  f"out={tmp}/run"], env=env, capture_output=True, text=True)
+            wall = time.perf_counter() - started
+    finally:
+        server.terminate()
+        stats = server.communicate(timeout=60)[0]
+    figures = dict(kv.split("=", 1) for kv in stats.split() if "=" in kv)
+    mean = float(figures.get("mean_in_flight", 0))
+    print(f"{cells} real-model cells, {1000 * latency:.0f} ms a call, limits.in_flight={limit}: "
+          f"{figures.get('calls')} calls in {wall:.1f} s (run exit {run.returncode}), at most "
+          f"{figures.get('max_in_flight')} in flight, mean {mean:.2f} = {mean / limit:.2f} of the limit (target >= 0.8)")
+    return mean / limit
+

@@ -9,9 +9,10 @@ slice of every scenario and the shards finish at about the same time.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from bench.errors import BadInput
 from bench.harness.logs import KEY_COLUMNS
@@ -169,6 +170,53 @@ def _merge_log(dirs: list[Path], dest: Path, name: str, order: dict[str, int]) -
         dest.write_text("".join(line for _, _, line in found), encoding="utf-8", errors="surrogateescape")
 
 
+AUTO = re.compile(r"auto(?:/(\d+))?")
+# Where `shard=auto` reads its index, in this order: (index variable, its base, count variable).
+# Kubernetes gives an Indexed Job's pod JOB_COMPLETION_INDEX (0-based) and no count: shard=auto/N, or
+# BENCH_SHARD_COUNT in the pod template. SLURM numbers an array's tasks from its own minimum (--array=1-4
+# or 0-3, or a step): the index is the task's position in the array. A CI matrix (GitHub Actions) sets
+# BENCH_SHARD_INDEX (1-based) and BENCH_SHARD_COUNT itself; GitLab's `parallel:` sets CI_NODE_INDEX/TOTAL.
+SOURCES = (("BENCH_SHARD_INDEX", 1, "BENCH_SHARD_COUNT"), ("JOB_COMPLETION_INDEX", 0, "BENCH_SHARD_COUNT"),
+           ("SLURM_ARRAY_TASK_ID", None, "SLURM_ARRAY_TASK_COUNT"), ("CI_NODE_INDEX", 1, "CI_NODE_TOTAL"))
+
+
+def auto_spec(value: str, env: Mapping[str, str]) -> tuple[tuple[int, int], str]:
+    """`shard=auto` or `auto/N`: (I, N) from the environment, and where they came from; BadInput (one
+    line) when no index is there, or it is not a whole number within the count."""
+    match = AUTO.fullmatch(value.strip())
+    given = int(match.group(1)) if match and match.group(1) else None
+    source = next(((name, base, count) for name, base, count in SOURCES if env.get(name, "").strip()), None)
+    if source is None:
+        raise BadInput(f"shard={value}: no shard index in the environment (one of "
+                       f"{', '.join(name for name, _, _ in SOURCES)}); set one or use shard=I/N")
+    name, base, count_name = source
+    raw = env[name].strip()
+    if not raw.isdigit():
+        raise BadInput(f"shard={value}: {name}={raw!r} is not a whole number")
+    index = int(raw)
+    if base is None:    # SLURM: the task's position in the array, whatever its first id and step
+        lo, step = env.get("SLURM_ARRAY_TASK_MIN", "0").strip(), env.get("SLURM_ARRAY_TASK_STEP", "1").strip()
+        if not lo.isdigit() or not step.isdigit() or int(step) < 1 or (index - int(lo)) % int(step):
+            raise BadInput(f"shard={value}: {name}={raw} is not a step of the array (SLURM_ARRAY_TASK_MIN={lo!r}, "
+                           f"SLURM_ARRAY_TASK_STEP={step!r}); use --array=A-B[:S] or shard=I/N")
+        index, base = (index - int(lo)) // int(step), 0
+    count_raw = env.get(count_name, "").strip()
+    if given is None and not count_raw:
+        raise BadInput(f"shard={value}: {name}={raw} but {count_name} is not set; say how many shards with "
+                       f"shard=auto/N or {count_name}=N")
+    if given is None and not count_raw.isdigit():
+        raise BadInput(f"shard={value}: {count_name}={count_raw!r} is not a whole number")
+    count = given if given is not None else int(count_raw)
+    if given is not None and count_raw.isdigit() and int(count_raw) != given:
+        raise BadInput(f"shard={value}: {count_name}={count_raw} says {count_raw} shards, shard={value} says {given}")
+    spec = shard_spec(f"{index - base + 1}/{count}")
+    if spec is None:
+        first = "0" if base == 0 else "1"
+        raise BadInput(f"shard={value}: {name}={raw} is outside {count} shards (from {first}, "
+                       f"{'0-based' if base == 0 else '1-based'})")
+    return spec, f"{name}={raw}"
+
+
 def shard_spec(value: Any) -> tuple[int, int] | None:
     """`2/4` -> (2, 4); None when it is not I/N with 1 <= I <= N."""
     if isinstance(value, bool) or not isinstance(value, str):
@@ -180,4 +228,4 @@ def shard_spec(value: Any) -> tuple[int, int] | None:
     return (i_, n_) if 1 <= i_ <= n_ <= 100_000 else None
 
 
-__all__ = ["select", "write_plan", "merge", "shard_spec"]
+__all__ = ["select", "write_plan", "merge", "shard_spec", "auto_spec", "AUTO", "SOURCES"]

@@ -118,15 +118,17 @@ def _compute_offline(cell: Cell, out: Path) -> tuple[dict[str, Any], list[dict[s
 
 
 async def run_cells(cells: list[Cell], out: Path, concurrency: int, progress: Progress | None = None,
-                    models: dict[str, Model] | None = None) -> tuple[list[dict], list[str]]:
+                    models: dict[str, Model] | None = None, real_cells: int | None = None) -> tuple[list[dict], list[str]]:
     """Offline cells are independent and CPU-bound: with concurrency > 1 they run in that many worker
-    processes (both cores); cells with a real model run here, their calls bounded per model. `models`
-    (filled here, one per distinct writer config) lets the caller read each real model's call counts."""
+    processes (both cores). Cells with a real model mostly wait on the network, so up to `real_cells`
+    (default `concurrency`) run here at once, each one's calls in order, and the account's limiter
+    (bench.models.limiter) decides how many calls are in flight. `models` (filled here, one per distinct
+    writer config) lets the caller read each real model's call counts."""
     models = {} if models is None else models   # one per distinct config, so its bound spans cells
     for c in cells:
         if _model_key(c.writer) not in models:
             models[_model_key(c.writer)] = build_model(c.writer)
-    sem = asyncio.Semaphore(max(1, concurrency))
+    sem = asyncio.Semaphore(max(1, real_cells or concurrency))
     rows: list[dict] = []
     errors: list[str] = []
     total = len(cells)

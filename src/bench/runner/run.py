@@ -4,6 +4,7 @@ write repeats.csv and the report, and say how it went. Nothing here prints; the 
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,12 +20,13 @@ from bench.report import write_report
 from bench.report.headline import git_commit
 from bench.results.repeats import write_spread
 from bench.results.resume import done_cells, prune_unfinished, repair_summary
-from bench.results.shards import select, shard_spec, write_plan
+from bench.models.limiter import ACCOUNTS, Limits, share
+from bench.results.shards import AUTO, auto_spec, select, shard_spec, write_plan
 from bench.results.store import cell_key, dump_yaml, read_csv, write_scenarios
 from bench.runner.cells import Progress, run_cells
 from bench.runner.config import redact, redact_override
 from bench.runner.plan import Cell, out_dir, plan
-from bench.runner.settings import result_changes
+from bench.runner.settings import parse, result_changes
 
 
 @dataclass
@@ -40,6 +42,8 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)    # the run as a whole measured nothing of a role, or no report
     models: list[Model] = field(default_factory=list)    # the real writer models, with their call counts
+    limiters: dict[str, Any] = field(default_factory=dict)   # account -> its limiter's LimiterStats
+    shard: str = ""                            # I/N (and where shard=auto read it), when a shard
 
     @property
     def code(self) -> int:
@@ -51,9 +55,16 @@ def run(overrides: list[str], multirun: bool = False, progress: Progress | None 
     from omegaconf import OmegaConf
 
     cells, cfg, cfgs = plan(overrides, multirun)
-    planned, spec = cells, shard_spec(cfg.get("shard"))
+    settings = parse(cfg)
+    planned, spec, source = cells, *_shard(settings.shard)
     if spec is not None:
         cells = select(cells, spec)
+    limits = settings.limits
+    if not limits.shared and share(limits.in_flight, spec) < 1:
+        raise BadInput(f"limits.in_flight: {limits.in_flight} calls in flight split over {spec[1]} shards leaves "
+                       f"shard {spec[0]} none; raise it to {spec[1]} or more, or share one budget with "
+                       f"limits.shared=DIR")
+    ACCOUNTS.configure(limits, spec)
     out = out_dir(cfg)
     configs = [redact(OmegaConf.to_container(c, resolve=True)) for c in cfgs]
     try:
@@ -70,9 +81,18 @@ def run(overrides: list[str], multirun: bool = False, progress: Progress | None 
         (out / "config.yaml").write_text(dump_yaml({**configs[0], "bench": _bench(),
                                                     "overrides": [redact_override(o) for o in overrides],
                                                     **({"sweep": configs} if len(configs) > 1 else {})}))
-        return run_cells_in(out, cells, int(cfg.concurrency), progress)
+        result = run_cells_in(out, cells, int(cfg.concurrency), progress, limits)
+        result.shard = f"{spec[0]}/{spec[1]}{f' (from {source})' if source else ''}" if spec else ""
+        return result
     finally:
         lock.close()
+
+
+def _shard(value: str | None) -> tuple[tuple[int, int] | None, str]:
+    """(I, N) of `shard=`, and the environment variable it came from with `shard=auto`."""
+    if value is not None and AUTO.fullmatch(str(value).strip()):
+        return auto_spec(str(value), os.environ)
+    return shard_spec(value), ""
 
 
 def _bench() -> dict[str, str]:
@@ -93,7 +113,8 @@ def _lock(out: Path):
     return fh
 
 
-def run_cells_in(out: Path, cells: list[Cell], concurrency: int, progress: Progress | None = None) -> Outcome:
+def run_cells_in(out: Path, cells: list[Cell], concurrency: int, progress: Progress | None = None,
+                 limits: Limits | None = None) -> Outcome:
     """Run the cells `out` lacks (a row that is not whole is not a finished cell), then repeats.csv and
     the report."""
     result = Outcome(out, cells)
@@ -103,7 +124,9 @@ def run_cells_in(out: Path, cells: list[Cell], concurrency: int, progress: Progr
     todo = [c for c in cells if c.key not in done]
     result.resumed = len(cells) - len(todo)
     models: dict[str, Model] = {}
-    result.rows, result.errors = asyncio.run(run_cells(todo, out, concurrency, progress, models))
+    real_cells = (limits or Limits()).cells or 4 * (limits or Limits()).in_flight
+    result.rows, result.errors = asyncio.run(run_cells(todo, out, concurrency, progress, models, real_cells))
+    result.limiters = {name: lim.stats for name, lim in ACCOUNTS.by.items()}
     result.models = [m for m in models.values() if getattr(m, "progress", None) is not None]
     shutil.rmtree(out / ".cells", ignore_errors=True)
     oracle = sum(r.get("_oracle_unrun", 0) for r in result.rows)

@@ -16,20 +16,24 @@ from urllib.parse import urlsplit
 
 from bench.errors import BadInput
 from bench.harness.model import ModelConfig
+from bench.models.limiter import Limits
 from bench.models.offline.stress import PROFILES
 from bench.parsing import flatten
-from bench.results.shards import shard_spec
+from bench.results.shards import AUTO, shard_spec
 from bench.runner.config import SECRET_KEY, SECRET_VALUE, USERINFO
 from bench.scoring import GRADES
 from bench.tokens import tokenizer
 
 # Keys that only choose which cells exist (or where they go); everything else changes a cell's result.
 CELL_SET_KEYS = {"scenarios", "strategies", "stress", "writer.model", "window", "seed", "repeats", "shard", "out",
-                 "resume", "concurrency", "responses", "overrides", "sweep", "verbose", "bench"}
+                 "resume", "concurrency", "responses", "overrides", "sweep", "verbose", "bench", "limits",
+                 "writer.concurrency", "agent.concurrency", "judge.concurrency"}
 
 
 def _shard(value: str) -> str:
-    return "" if shard_spec(value) is not None else f"must be I/N with 1 <= I <= N (e.g. shard=2/4), got {value!r}"
+    if shard_spec(value) is not None or AUTO.fullmatch(value.strip()):
+        return ""
+    return f"must be I/N with 1 <= I <= N (e.g. shard=2/4), auto or auto/N, got {value!r}"
 
 
 def _encoding(name: str) -> str:
@@ -94,11 +98,12 @@ class Settings:
     markers: bool = True
     seed: int = field(default=0, metadata={"min": 0})
     repeats: int = field(default=1, metadata={"min": 1})
-    shard: str | None = field(default=None, metadata={"check": _shard, "what": "I/N with 1 <= I <= N (e.g. shard=2/4)"})
+    shard: str | None = field(default=None, metadata={"check": _shard, "what": "I/N (e.g. shard=2/4), auto or auto/N"})
     reserve_output: int | None = field(default=None, metadata={"min": 0})
     margin: int | None = field(default=None, metadata={"min": 0})
     encoding: str | None = field(default=None, metadata={"check": _encoding})
     concurrency: int = field(default=2, metadata={"min": 1})
+    limits: Limits = field(default_factory=Limits)
     out: str | None = None
     resume: bool = False
     verbose: bool = False

@@ -29,6 +29,11 @@ FAMILY = Family((
            "them", aggregate="total", views={TOKENS}),
     Metric("compaction_output_tokens", "info", "output tokens of the strategy's writer calls, as the model reports "
            "them", aggregate="total", views={TOKENS}),
+    Metric("compaction_cached_tokens", "info", "of the writer calls' input, the simulated prompt cache's reads: the "
+           "estimate to read beside `provider_cached_tokens`", aggregate="total", views={TOKENS}),
+    Metric("provider_cached_tokens", "info", "cached input tokens the provider reported for the writer calls "
+           "(`prompt_tokens_details.cached_tokens` or `cache_read_input_tokens`); empty where no call reported them "
+           "(the offline writer, a server that does not say)", aggregate="total", views={TOKENS}),
     Metric("cost_usd", "lower", "dollars at litellm's bundled prices for `price.model=`, with the simulated "
            "cache's reads and writes; gated only when a gate names it, with a relative threshold", short="cost",
            gated="named", aggregate="total", relative=True, views={CONSOLE, TOKENS, CELLS}),
@@ -47,6 +52,7 @@ class Meter:
         self.prompt = Prompt()                  # the last billed request, kept up to date by what changed
         self.input = self.cached = 0            # all billed requests, for the hit rate
         self.agent_cached = 0
+        self.reported: int | None = None        # the provider's own count of cached writer input, when it says
         self.cost = 0.0
         self.over_tokens, self.over_cost = 0, 0.0   # agent requests over the window: no provider would serve them
 
@@ -67,6 +73,8 @@ class Meter:
                 self.over_cost += spent
             return
         usage: dict[str, Any] = rec.get("usage") or {}
+        if isinstance(usage.get("cached_input_tokens"), int):
+            self.reported = (self.reported or 0) + usage["cached_input_tokens"]
         if usage.get("cost_usd") is not None:
             self.cost += float(usage["cost_usd"])
         else:
@@ -75,5 +83,6 @@ class Meter:
 
     def columns(self) -> dict[str, Any]:
         return {"cached_input_tokens": self.agent_cached, "cost_usd": round(self.cost, 6),
+                "compaction_cached_tokens": self.cached - self.agent_cached, "provider_cached_tokens": self.reported,
                 "cache_hit_rate": round(self.cached / self.input, 4) if self.input else None,
                 "overflow_input_tokens": self.over_tokens, "overflow_cost_usd": round(self.over_cost, 6)}

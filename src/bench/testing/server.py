@@ -13,6 +13,13 @@ HTTP differ as a sampling model's do, and each repeat is reproducible. Faults ar
         ... writer.api_base=srv.url ...
         assert srv.calls == 3
 
+A provider's behaviour under load is played too: `latency` seconds before every answer, and
+`storm(retry_after=7, lasting=1.0)`, a rate-limit episode: every request arriving within `lasting`
+seconds of the next one is answered 429 naming the wait (Retry-After, or OpenAI's or Anthropic's reset
+headers). `log` keeps each request's arrival, end (server clock, time.monotonic) and status, so a test
+asserts on when requests really arrived; `mean_in_flight()` is the mean number being handled over the
+busy span.
+
 It listens on 127.0.0.1 on an ephemeral port, in a daemon thread, refuses
 bodies over `max_body` bytes, and shuts itself down after `lifetime` seconds.
 """
@@ -22,7 +29,9 @@ import asyncio
 import importlib
 import json
 import threading
+import time
 from collections import deque
+from datetime import datetime, timezone
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Sequence
@@ -41,6 +50,7 @@ from bench.models.offline.stress import PROFILES
 # a body that is not JSON; `choices: []`; a tool call whose arguments are not JSON.
 # "blank": a well-formed answer with no text and no tool calls (a model that said nothing).
 FAULTS = ("429", "500", "400", "slow", "malformed", "empty", "bad_tool_json", "blank")
+STORM_HEADERS = ("retry-after", "openai", "anthropic")
 
 
 @dataclass
@@ -52,7 +62,8 @@ class Fault:
 
 class LoopbackServer:
     def __init__(self, *, cached_tokens: int = 0, lifetime: float = 300.0, max_body: int = 32 << 20,
-                 tok: Tokenizer | None = None, vary: str | None = None, players: Sequence[Player] | None = None):
+                 tok: Tokenizer | None = None, vary: str | None = None, players: Sequence[Player] | None = None,
+                 latency: float = 0.0):
         self.tok = tok or tokenizer()
         self.players = tuple(configured_players() if players is None else players)
         self.model = OfflineModel(tok=self.tok, players=self.players)
@@ -64,6 +75,9 @@ class LoopbackServer:
             if vary not in PROFILES:
                 raise ValueError(f"unknown variation profile {vary!r}; one of {', '.join(PROFILES)}")
         self.cached_tokens = cached_tokens   # reported as prompt_tokens_details.cached_tokens (capped)
+        self.latency = latency               # seconds before every answer, as a provider takes
+        self.log: list[dict[str, Any]] = []  # {arrived, ended, status} of every POST, server clock
+        self._storm: dict[str, Any] | None = None
         self.lifetime, self.max_body = lifetime, max_body
         self.calls = 0                       # POSTs to /v1/chat/completions, faults included
         self.faults_served = 0
@@ -89,6 +103,47 @@ class LoopbackServer:
             raise ValueError(f"unknown fault {kind!r}; one of {', '.join(FAULTS)}")
         with self._lock:
             self._faults.extend(Fault(kind, retry_after, delay) for _ in range(times))
+
+    def storm(self, retry_after: float = 7.0, lasting: float = 1.0, header: str = "retry-after",
+              after: int = 0) -> None:
+        """A rate-limit episode: the first request after `after` more have arrived, and every one arriving
+        within `lasting` s of it, gets 429 naming `retry_after` s in `header`: retry-after, openai
+        (x-ratelimit-reset-requests) or anthropic (anthropic-ratelimit-requests-reset, a time)."""
+        if header not in STORM_HEADERS:
+            raise ValueError(f"unknown header style {header!r}; one of {', '.join(STORM_HEADERS)}")
+        with self._lock:
+            self._storm = {"retry_after": retry_after, "lasting": lasting, "header": header, "from": None,
+                           "after": len(self.log) + after}
+
+    def _stormy(self, arrived: float) -> dict[str, str] | None:
+        """The 429's headers when a storm covers a request arriving now; None otherwise."""
+        with self._lock:
+            storm = self._storm
+            if storm is None:
+                return None
+            if storm["from"] is None and len(self.log) <= storm["after"]:
+                return None
+            if storm["from"] is None:
+                storm["from"] = arrived
+            elif arrived > storm["from"] + storm["lasting"]:
+                self._storm = None
+                return None
+        wait = storm["retry_after"]
+        if storm["header"] == "openai":
+            return {"x-ratelimit-reset-requests": f"{wait:g}s", "x-ratelimit-remaining-requests": "0"}
+        if storm["header"] == "anthropic":
+            at = datetime.fromtimestamp(time.time() + wait, timezone.utc).isoformat().replace("+00:00", "Z")
+            return {"anthropic-ratelimit-requests-reset": at, "anthropic-ratelimit-requests-remaining": "0"}
+        return {"Retry-After": f"{wait:g}"}
+
+    def mean_in_flight(self) -> float:
+        """Requests being handled, on average, from the first arrival to the last answer."""
+        with self._lock:
+            spans = [(r["arrived"], r["ended"]) for r in self.log if r.get("ended") is not None]
+        if not spans:
+            return 0.0
+        busy = max(e for _, e in spans) - min(a for a, _ in spans)
+        return sum(e - a for a, e in spans) / busy if busy > 0 else float(len(spans))
 
     def start(self) -> "LoopbackServer":
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -148,6 +203,9 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             pass
 
         def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+            entry = getattr(self, "_entry", None)
+            if entry is not None:
+                entry["status"] = status
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
@@ -166,6 +224,7 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
 
         def do_POST(self) -> None:
+            self._entry = None
             length = int(self.headers.get("Content-Length") or 0)
             if length > server.max_body:
                 self.close_connection = True
@@ -177,22 +236,35 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw)
             except ValueError:
                 return self._json(400, {"error": {"message": "request body is not JSON"}})
+            entry: dict[str, Any] = {"arrived": time.monotonic(), "ended": None, "status": 200}
             with server._lock:
                 server.bodies.append(body)
+                server.log.append(entry)
                 server.auth_seen += bool(self.headers.get("Authorization"))
                 server.in_flight += 1
                 server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            self._entry = entry
             try:
-                self._complete(body)
+                limited = server._stormy(entry["arrived"])
+                if limited is not None:
+                    with server._lock:
+                        server.calls += 1
+                        server.faults_served += 1
+                    self._json(429, {"error": {"message": "rate limited", "type": "rate_limit_error"}}, limited)
+                else:
+                    self._complete(body)
             finally:
                 with server._lock:
                     server.in_flight -= 1
+                    entry["ended"] = time.monotonic()
 
         def _complete(self, body: dict[str, Any]) -> None:
             fault = server._next_fault()
             if fault is not None and fault.kind != "slow":
                 return self._fault(fault)
             if fault is not None and server._stop.wait(fault.delay):
+                return
+            if server.latency and server._stop.wait(server.latency):
                 return
             try:
                 data = server.answer(body)
@@ -254,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fail", action="append", default=[], metavar="KIND:N", help=f"queue N faults; {FAULTS}")
     p.add_argument("--retry-after", type=float, default=0.1)
     p.add_argument("--cached-tokens", type=int, default=0)
+    p.add_argument("--latency", type=float, default=0.0, help="seconds before every answer")
     p.add_argument("--lifetime", type=float, default=3600.0)
     p.add_argument("--vary", metavar="PROFILE", default=None,
                    help="answer with seeded variation: the offline writer under this stress profile (e.g. "
@@ -262,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     import signal
 
     signal.signal(signal.SIGTERM, lambda *_: server._stop.set())
-    server = LoopbackServer(cached_tokens=args.cached_tokens, lifetime=args.lifetime, vary=args.vary).start()
+    server = LoopbackServer(cached_tokens=args.cached_tokens, lifetime=args.lifetime, vary=args.vary,
+                            latency=args.latency).start()
     for spec in args.fail:
         kind, _, n = spec.partition(":")
         server.fail(kind, int(n or 1), retry_after=args.retry_after)
@@ -274,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         print(f"calls={server.calls} faults={server.faults_served} answers={len(server.usage)} "
               f"prompt_tokens={sum(u['prompt_tokens'] for u in server.usage)} "
-              f"completion_tokens={sum(u['completion_tokens'] for u in server.usage)}", flush=True)
+              f"completion_tokens={sum(u['completion_tokens'] for u in server.usage)} "
+              f"max_in_flight={server.max_in_flight} mean_in_flight={server.mean_in_flight():.2f}", flush=True)
         server.stop()
     return 0
