@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from bench.scenarios.model import (CONSTRAINT_KINDS, FORMAT_VERSION, PACING, PROBE_KINDS, ROLES, SOURCES, Call,
-                                   Constraint, Decision, Event, Fact, Injection, Item, Mission, Probe, Scenario,
-                                   Truth, Workstream)
+from bench.scenarios.model import (CONSTRAINT_KINDS, FORMAT_VERSION, INSTALLED_KINDS, PACING, PROBE_KINDS, ROLES,
+                                   SOURCES, TRIGGERS, Call, Constraint, Decision, Event, Fact, Injection, Installed,
+                                   Item, Mission, Probe, RecordedCompaction, Scenario, Truth, Workstream)
 
 MAX_WINDOW = 100_000_000  # tokens; beyond any model, and past it arithmetic on windows stops being exact
 ABSENT = object()   # no default of the format's own: the dataclass's, or `Field.note`, says what is used
@@ -237,6 +237,24 @@ PROBE = Record("probe", (
     Field("rubric", "str", "judge grading, 0-5; a probe needs expect or a rubric", check="text"),
 ), Probe)
 
+INSTALLED = Record("installed message", (
+    Field("kind", "str", "`summary` (the harness's own summary), `retained` (a message kept), `file` (a file it "
+                         "re-attached), `harness` (its own instructions or reminders)", required=True,
+          choices=INSTALLED_KINDS),
+    Field("event", "str", "an earlier event put back verbatim (at or before `after`); else `text`", check="event"),
+    Field("role", "str", "who the message speaks as", default="user", choices=("user", "assistant")),
+    Field("text", "str", "what the harness wrote; with `event`, leave it out", note="empty"),
+), Installed)
+
+COMPACTION = Record("recorded compaction", (
+    Field("after", "str", "the last event the harness had when it compacted: the next request sees what it "
+                          "installed, then every event after this one", required=True, check="event"),
+    Field("trigger", "str", "what started it", default="unknown", choices=TRIGGERS),
+    Field("pre_tokens", "int", "the context size the harness reported before compacting (its own tokenizer)"),
+    Field("installed", "list", "what the harness put in the context in place of everything up to `after`, in "
+                               "order", of=INSTALLED),
+), RecordedCompaction)
+
 SCENARIO = Record("scenario", (
     Field("scenario", "int", f"format version: {FORMAT_VERSION}", required=True, attr=""),
     _id("unique among the scenarios of a run", check="id"),
@@ -249,9 +267,13 @@ SCENARIO = Record("scenario", (
     Field("events", "list", "in order; at least one assistant event", required=True, of=EVENT),
     Field("truth", "map", "what a good memory keeps; never shown to strategies", of=TRUTH),
     Field("probes", "list", "questions asked along the way", of=PROBE),
+    Field("compactions", "list", "the source harness's own compactions (imported sessions): part of the record, "
+                                 "what the harness did, never of the truth; the `recorded` strategy replays them",
+          of=COMPACTION),
 ), Scenario)
 
-RECORDS = (SCENARIO, EVENT, CALL, TRUTH, MISSION, WORKSTREAM, ITEM, CONSTRAINT, INJECTION, FACT, DECISION, PROBE)
+RECORDS = (SCENARIO, EVENT, CALL, TRUTH, MISSION, WORKSTREAM, ITEM, CONSTRAINT, INJECTION, FACT, DECISION, PROBE,
+           COMPACTION, INSTALLED)
 
 
 # ---------------------------------------------------------------- the docs' table

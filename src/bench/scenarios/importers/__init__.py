@@ -2,7 +2,7 @@
 
 Formats: openai-chat (OpenAI chat messages, JSON or JSONL, incl. tau-bench
 records), swe-agent (.traj), openhands (event-stream JSONL, one task a line),
-claude-code (session log JSONL). A file holding several sessions (tau-bench,
+claude-code (session log JSONL), codex (rollout JSONL), atif (Harbor's trajectory JSON). A file holding several sessions (tau-bench,
 OpenHands) needs `--record N` (0-based) for one file or `--all` to write one
 scenario per session into the directory `--out`. PATH may also be a Hugging Face
 dataset id (`hf:owner/name`, with `--split`), read with `datasets` when online.
@@ -19,7 +19,8 @@ from bench.errors import BadInput
 from bench.parsing import long_number_line, read_text
 from bench.scenarios.importers.common import Transcript, dump, scenario, slug
 
-FORMATS = {"openai-chat": "openai_chat", "swe-agent": "swe_agent", "openhands": "openhands", "claude-code": "claude_code"}
+FORMATS = {"openai-chat": "openai_chat", "swe-agent": "swe_agent", "openhands": "openhands", "claude-code": "claude_code",
+           "codex": "codex", "atif": "atif"}
 HF_PREFIX = "hf:"
 
 

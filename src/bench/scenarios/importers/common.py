@@ -17,9 +17,9 @@ from typing import Any, Callable
 
 from bench.errors import BadInput
 from bench.scenarios.loader import check
-from bench.scenarios.model import calls_text
+from bench.scenarios.model import Scenario, calls_text
 from bench.scenarios.schema import MAX_WINDOW
-from bench.tokens import tokenizer
+from bench.tokens import PER_MESSAGE, tokenizer
 from bench.text import first_sentence, harness_made, substantive  # noqa: F401  (importers and tests use them from here)
 from bench.scenarios.importers.truth import derive_truth, keys_of, kind_of  # noqa: F401  (the derived truth lives in truth.py)
 from bench.parsing import parse_args, text_of  # noqa: F401  (the OpenAI format's readers: importers use them from here)
@@ -36,12 +36,23 @@ class Turn:
 
 
 @dataclass
+class Boundary:
+    """A compaction the source harness made, in neutral form: after how many turns, and what it installed."""
+    turns: int                                 # how many turns of the transcript came before it
+    trigger: str = "unknown"                   # auto | manual | unknown
+    pre_tokens: int | None = None              # the context size the harness reported before it
+    installed: list[tuple[str, str, str]] = field(default_factory=list)   # (kind, role, text), in order
+    events: list[int] = field(default_factory=list)   # turns put back verbatim (OpenHands' kept events), in order
+
+
+@dataclass
 class Transcript:
     id: str
     title: str
     system: str
     turns: list[Turn]
     origin: str                                # "FILE" or "FILE record N", for messages
+    boundaries: list[Boundary] = field(default_factory=list)
 
 
 def seconds(stamp: Any) -> float | None:
@@ -159,6 +170,50 @@ def default_window(system_tokens: int, message_tokens: list[int]) -> int:
     return max(4096, quarter, room)
 
 
+def compactions_from(events: list[dict[str, Any]], boundaries: list[Boundary], notes: list[str]) -> list[dict[str, Any]]:
+    """The scenario's `compactions`: each boundary after the event of its last turn (turns and events are one
+    to one), its installed messages as events when they repeat one verbatim (Codex keeps the user's own
+    messages), else as the harness's text. A boundary before any event or after the last request shapes no
+    request and is left out, with a note."""
+    out = []
+    asks = [i for i, e in enumerate(events) if e["role"] == "assistant"]
+    for b in boundaries:
+        if b.turns == 0 or not any(a >= b.turns for a in asks):
+            notes.append(f"a compaction {'before the first message' if b.turns == 0 else 'after the last request'} "
+                         "shapes no request: left out")
+            continue
+        pos = b.turns - 1
+        earlier = {(e["role"], e["text"].strip()): e["id"] for e in events[:pos + 1]
+                   if e["role"] in ("user", "assistant") and not e.get("calls") and e["text"].strip()}
+        installed: list[dict[str, Any]] = [{"kind": "retained", "event": events[i]["id"]} for i in b.events if i <= pos]
+        for kind, role, text in b.installed:
+            if not text.strip():
+                continue
+            ref = earlier.get((role, text.strip())) if kind == "retained" else None
+            installed.append({"kind": kind, "event": ref} if ref else
+                             {"kind": kind, **({"role": role} if role != "user" else {}), "text": text})
+        rc: dict[str, Any] = {"after": events[pos]["id"], "trigger": b.trigger}
+        if b.pre_tokens is not None:
+            rc["pre_tokens"] = b.pre_tokens
+        out.append({**rc, "installed": installed})
+    return out
+
+
+def recorded_peak(s: Scenario, tok) -> int:
+    """The largest request the source harness's own compactions leave, in this suite's tokens: the window the
+    harness lived in, so `recorded` fits it and every other strategy compacts under the same budget."""
+    size = {e.id: tok.count(e.text) + tok.count(calls_text(e.calls)) + PER_MESSAGE for e in s.events}
+    after = {rc.after: rc for rc in s.compactions}
+    ctx, peak = 0, 0
+    for e in s.events:
+        if e.role == "assistant":
+            peak = max(peak, ctx)
+        ctx += size[e.id]
+        if e.id in after:
+            ctx = sum(size[x.event] if x.event else tok.count(x.text) + PER_MESSAGE for x in after[e.id].installed)
+    return peak + tok.count(s.system) + PER_MESSAGE + max(size.values())
+
+
 def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) -> tuple[dict[str, Any], list[str]]:
     """The scenario dict for a transcript, validated; raises BadInput naming the transcript."""
     events, notes = events_from(tr.turns)
@@ -167,6 +222,9 @@ def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) 
     data: dict[str, Any] = {"scenario": 1, "id": tr.id, "title": tr.title, "user": user, "window": window or MAX_WINDOW,
                             "tags": ["imported", *tags], "system": tr.system or "(no system prompt in the source)",
                             "events": events, "truth": derive_truth(events, tr.system)}
+    compactions = compactions_from(events, tr.boundaries, notes)
+    if compactions:
+        data["compactions"] = compactions
     parsed, ck = check(data)
     if parsed is None:
         raise BadInput([f"{tr.origin}: {ck.display(p)}: {m}" for p, m in ck.problems])
@@ -174,6 +232,8 @@ def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) 
         tok = tokenizer()
         data["window"] = default_window(tok.count(parsed.system), [tok.count(e.text) + tok.count(calls_text(e.calls))
                                                                    for e in parsed.events])
+        if parsed.compactions:
+            data["window"] = max(data["window"], -(-int(recorded_peak(parsed, tok) / 0.85) // 1000) * 1000)
     return data, notes
 
 
@@ -200,7 +260,7 @@ def dumps(data: dict[str, Any]) -> str:
     """Scenario JSON with one event / truth item / probe per line: greppable, small diffs, fast to load."""
     out = []
     for key, value in data.items():
-        if key in ("events", "probes") and value:
+        if key in ("events", "probes", "compactions") and value:
             rows = ",\n".join("  " + json.dumps(v, ensure_ascii=False) for v in value)
             out.append(f"{json.dumps(key)}: [\n{rows}\n]")
         elif key == "truth" and value:

@@ -28,7 +28,8 @@ import re
 from typing import Any, Iterable
 
 from bench import units as U
-from bench.text import QUOTE_CHARS, first_sentence, normalize, own_sentences, stop_word, substantive, task_title
+from bench.text import (QUOTE_CHARS, first_sentence, normalize, own_sentences, stop_word, strip_harness, substantive,
+                        task_title)
 
 MAX_FACTS, MAX_EDITS = 12, 8
 MAX_CONSTRAINTS_PER_MESSAGE = 6
@@ -249,6 +250,42 @@ def mission_of(ev: dict[str, Any], in_system=lambda term: False) -> dict[str, An
         return {"id": "m1", "from": ev["id"], "text": request, "keys": keys}
     # every content word is the system prompt's: the text itself is the key, so it must be one unit
     return {"id": "m1", "from": ev["id"], "text": clause.strip()} if U.cooccur(text, [clause]) else None
+
+
+# A file a message points the agent to ("Read TASK.md and do what it says", "@prompts/fix.md"): a name with a
+# text-like extension, as the message writes it.
+PROMPT_FILE = re.compile(r"(?<![\w/.-])@?((?:[\w.-]+/)*[\w.-]+\.(?:md|txt|rst|org|markdown|prompt))\b", re.I)
+NUMBERED = re.compile(r"^\s*\d+[\t→]", re.M)    # a read tool's line numbers
+
+
+def prompt_file_mission(ev: dict[str, Any], events: list[dict[str, Any]], in_system) -> dict[str, Any] | None:
+    """The mission of a message that points to a file of instructions the agent then read: the request of that
+    file (its first sentence that asks for something), from the tool result that shows it. The message itself
+    ("Read TASK.md and do what it says. Really think hard about this.") says where the task is, not what it is."""
+    refs = [m.group(1) for m in PROMPT_FILE.finditer(strip_harness(ev["text"]))]
+    if not refs:
+        return None
+    calls = {c["id"]: c for e in events for c in e.get("calls") or ()}
+    start = next(i for i, e in enumerate(events) if e is ev)
+    for e in events[start + 1:]:
+        if e["role"] == "user" and substantive(e["text"]):
+            return None                                  # the user spoke again before the agent read it
+        call = calls.get(e.get("call") or "") if e["role"] == "tool" else None
+        if call is None or not e["text"].strip():
+            continue
+        args = " ".join(str(v) for v in (call.get("args") or {}).values() if isinstance(v, (str, list)))
+        if not any(ref.lstrip("./") in args for ref in refs) or _failure(e["text"], _command(call), None):
+            continue
+        plain = NUMBERED.sub("", e["text"])
+        sentences = [x for x in own_sentences(plain) if not x.lstrip().startswith("#")]
+        request = next((x for x in sentences if REQUEST.search(x)), None)
+        if request is None:
+            return None
+        clause, _ = _clause(request, 0)
+        keys = _fit(e["text"], keys_of(clause, skip=in_system), clause, in_system)
+        if keys:
+            return {"id": "m1", "from": e["id"], "text": request.strip(), "keys": keys}
+    return None
 
 
 # ---------------------------------------------------------------- facts: the artifact trail
@@ -512,8 +549,8 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
     in_system = _mentioned(system)
 
     def usable(keys: list[str], text: str) -> bool:
-        return (any(descriptive(k) for k in keys) and not any(stop_word(k) or in_system(k) for k in keys)
-                and U.cooccur(text, keys))
+        return (any(descriptive(k) for k in keys) and any(anchor(k) for k in keys)
+                and not any(stop_word(k) or in_system(k) for k in keys) and U.cooccur(text, keys))
 
     edits: dict[str, tuple[int, dict[str, Any]]] = {}
     failures: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
@@ -546,6 +583,12 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
     return [f for _, f in sorted(kept, key=lambda x: x[0])]
 
 
+def anchor(key: str) -> bool:
+    """A key that says where or what exactly: a path, `file:line`, an identifier. An error message alone ("1 failed,
+    11 passed") is not a fact: nothing in it says which test, file or call it was about."""
+    return any(_shape(w, False) >= 2 for w in key.split())
+
+
 def _mentioned(system: str):
     """Whether a term occurs as whole words in the system prompt: it is rebuilt for every request, so
     a key there could never be lost (the validator warns about such keys)."""
@@ -569,7 +612,7 @@ def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, An
     users = [ev for ev in events if ev["role"] == "user" and substantive(ev["text"])]
     in_system = _mentioned(system)
     truth: dict[str, Any] = {}
-    mission = mission_of(users[0], in_system) if users else None
+    mission = (prompt_file_mission(users[0], events, in_system) or mission_of(users[0], in_system)) if users else None
     if mission:
         truth["mission"] = [mission]
     constraints = [c for ev in users for c in constraints_of(ev, in_system)]
