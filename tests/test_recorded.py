@@ -116,3 +116,21 @@ def test_a_summary_that_drops_the_active_task_scores_lower(tmp_path):
     goal = {k: float(r["goal_retention"]) for k, r in rows.items()}
     assert goal["kept", "full"] == goal["dropped", "full"] == 1.0
     assert goal["dropped", "recorded"] < goal["kept", "recorded"]
+
+
+def test_review_lists_every_derived_item_with_its_source_and_confidence(tmp_path):
+    out = tmp_path / "cc.json"
+    assert cli(["import", "claude-code", str(CC), "--out", str(out), "--review"]) == 0
+    page = (tmp_path / "cc.json.review.md").read_text()
+    data = json.loads(out.read_text())
+    items = [x for section in data["truth"].values() for x in section]
+    assert items and all(0 <= x["confidence"] <= 1 and x["source"].startswith(str(CC)) for x in items)
+    for x in items:
+        line = next(ln for ln in page.splitlines() if ln.startswith(f"- `{x['id']}`"))
+        assert x["source"] in line and str(x["confidence"]) in line
+    lines = CC.read_text().splitlines()
+    m1 = next(x for x in data["truth"]["mission"] if x["id"] == "m1")
+    # the mission comes from TASK.md as the agent read it, not from "Read TASK.md and do what it says"
+    assert m1["text"].startswith("Migrate the orders, billing and users services")
+    assert "TASK.md" in json.loads(lines[int(m1["source"].rsplit(":", 1)[1]) - 2])["message"]["content"][0]["input"]["file_path"]
+    assert "after `" in page and "(auto, 158,211 tokens before)" in page

@@ -4,7 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.cli.parser import Parser
+from bench.errors import BadInput
 from bench.scenarios.importers import FORMATS, HF_PREFIX, import_transcripts
+from bench.scenarios.importers.review import review
 
 def main(argv: list[str]) -> int:
     p = Parser(prog="compaction-bench import", description="Turn a real transcript into a scenario.")
@@ -19,6 +21,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--user", default="User", help="the human user's display name (default: User)")
     p.add_argument("--id", help="scenario id (default: from the file name); with --all, a prefix")
     p.add_argument("--split", default="train", help=f"dataset split for {HF_PREFIX} ids (default: train)")
+    p.add_argument("--review", action="store_true", help="also write FILE.review.md beside each scenario: every "
+                                                          "derived item with its confidence and source line")
     a = p.parse_args(argv)
     written, renamed = import_transcripts(a.format, a.path, Path(a.out), record=a.record, everything=a.all,
                                           window=a.window, user=a.user, id=a.id, split=a.split)
@@ -31,6 +35,16 @@ def main(argv: list[str]) -> int:
         print(f"wrote {w.target}: {data['id']}, {len(data['events'])} events "
               f"({', '.join(f'{k} {v}' for k, v in roles.items())}), window {data['window']}, truth: "
               f"{len(data['truth'].get('constraints', []))} constraints, {len(data['truth'].get('facts', []))} facts")
+        comps = data.get("compactions", [])
+        if comps:
+            print(f"  {len(comps)} recorded compaction(s) of the source harness (strategy 'recorded' replays them)")
+        if a.review:
+            page = w.target.with_name(w.target.name + ".review.md")
+            try:
+                page.write_text(review(data), encoding="utf-8")
+            except OSError as exc:
+                raise BadInput(f"{page}: cannot write: {exc.strerror or exc}")
+            print(f"  review: {page}")
         for note in w.notes:
             print(f"  note: {w.origin}: {note}")
     return 0

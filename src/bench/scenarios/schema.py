@@ -27,7 +27,7 @@ TYPES = {"str": "a string", "int": "an integer", "num": "a number", "strs": "a l
          "map": "a mapping", "bool": "true or false"}
 # What `Field.check` asks of a value beyond its type (the docs' wording; `validate` words the problem).
 CHECKS = {"id": "`[a-z0-9-]+`", "event": "an event id", "text": "not blank", "entries": "no blank entries",
-          "some": "at least one, none blank"}
+          "some": "at least one, none blank", "share": "0 to 1"}
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,12 @@ def _from(doc: str) -> Field:
     return Field("from", "str", doc, required=True, attr="from_", check="event")
 
 
+# What an importer says of each item it derived, for the person who reviews it (`import --review`); the scorers
+# never read them, so the dataclasses do not keep them (attr '').
+DERIVED = (Field("source", "str", "derived items: where in the source transcript it came from (file:line)", attr=""),
+           Field("confidence", "num", "derived items: how sure the importer is, 0 to 1", attr="", check="share"))
+
+
 CALL = Record("call", (
     _id("unique among the file's calls; the result names it"),
     Field("tool", "str", "the tool's name", required=True),
@@ -170,6 +176,7 @@ MISSION = Record("mission", (
     Field("keys", "strs", "words that show it kept, together in one unit of its event (default: the text)",
           check="entries"),
     Field("until", "str", "the event that ends it", check="event"),
+    *DERIVED,
 ), Mission)
 
 ITEM = Record("item", (
@@ -192,6 +199,7 @@ CONSTRAINT = Record("constraint", (
     Field("keys", "strs", "words that show it kept", check="entries"),
     Field("replaces", "str", "the constraint it ends (at this one's event)"),
     Field("until", "str", "the event that ends it", check="event"),
+    *DERIVED,
 ), Constraint)
 
 INJECTION = Record("injection", (
@@ -206,6 +214,7 @@ FACT = Record("fact", (
     _from("the event that holds it"),
     Field("keys", "strs", "what must stay recallable, together in one unit of its event", required=True,
           check="some"),
+    *DERIVED,
 ), Fact)
 
 DECISION = Record("decision", (

@@ -312,6 +312,9 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
             _refs(ck, record, m, path, known)
             _texts(ck, record, m, path)
             _entries(ck, record, m, path)
+            for f in record.checked("share"):
+                if f.key in m and not 0 <= m[f.key] <= 1:
+                    ck.add(path + (f.key,), f"{f.key} must be from 0 to 1, got {_shown(m[f.key])}")
             out[section].append((path, m))
     # cross checks that need the whole section
     for path, m in out["constraints"]:

@@ -39,7 +39,7 @@ def transcript(steps: list[Any], origin: str, sid: str, title: str) -> Transcrip
     noted: set[int] = set()     # boundaries whose summary so far is the marker step's own message
     start = None
     for n, st in enumerate(steps):
-        where = f"{origin}: steps[{n}]"
+        where, before = f"{origin}: steps[{n}]", len(turns)
         if not isinstance(st, dict):
             problems.append(f"{where}: expected a mapping, got {kind(st)}")
             continue
@@ -86,6 +86,8 @@ def transcript(steps: list[Any], origin: str, sid: str, title: str) -> Transcrip
                              Turn("background", body, source="harness", t=rel))
         else:
             problems.append(f"{where}: source '{src}' (expected system, user or agent)")
+        for turn in turns[before:]:
+            turn.at = f"steps[{n}]"
     if problems:
         raise BadInput(problems)
     return Transcript(sid, title, system, turns, origin, boundaries)

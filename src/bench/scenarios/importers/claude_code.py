@@ -75,7 +75,7 @@ def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
                 prev.text = "\n\n".join(x for x in (prev.text, *texts) if x)
                 prev.calls.extend(calls)
             else:
-                turns.append(Turn("assistant", "\n\n".join(texts), calls=calls, t=rel))
+                turns.append(Turn("assistant", "\n\n".join(texts), calls=calls, t=rel, at=str(n)))
             last_msg_id = mid
             continue
         last_msg_id = None
@@ -94,18 +94,20 @@ def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
         installing = None
         if isinstance(content, str):
             harness = line.get("isMeta")
-            turns.append(Turn("background", content, source="harness", t=rel) if harness else Turn("user", content, t=rel))
+            turns.append(Turn("background", content, source="harness", t=rel, at=str(n)) if harness else
+                         Turn("user", content, t=rel, at=str(n)))
             continue
         typed: list[str] = []
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "tool_result":
-                turns.append(Turn("tool", text_of(block.get("content")), call=str(block.get("tool_use_id")), t=rel))
+                turns.append(Turn("tool", text_of(block.get("content")), call=str(block.get("tool_use_id")), t=rel, at=str(n)))
             else:
                 typed.append(text_of(block))
         if typed:
             text = "\n".join(typed)
             harness = line.get("isMeta")
-            turns.append(Turn("background", text, source="harness", t=rel) if harness else Turn("user", text, t=rel))
+            turns.append(Turn("background", text, source="harness", t=rel, at=str(n)) if harness else
+                         Turn("user", text, t=rel, at=str(n)))
     if problems:
         raise BadInput(problems)
     return [Transcript(stem, f"Claude Code session {stem}", "", turns, origin, boundaries)]

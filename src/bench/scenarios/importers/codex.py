@@ -50,6 +50,8 @@ def read(raw: Any, origin: str, stem: str) -> list[Transcript]:
             boundaries.append(_boundary(p, len(turns), last_size, "\n\n".join(system)))
         elif kind_ == "response_item":
             _item(p, rel, turns, system, f"{origin}:{n}", problems)
+            if turns and turns[-1].at is None:
+                turns[-1].at = str(n)
     if problems:
         raise BadInput(problems)
     return [Transcript(stem, f"Codex session {stem}", "\n\n".join(system), turns, origin, boundaries)]

@@ -33,6 +33,7 @@ class Turn:
     call: str | None = None                    # tool: the source call id it answers
     source: str | None = None                  # background: watch | cron | callback | session | harness
     t: float | None = None                     # seconds since the session started, when the source has times
+    at: str | None = None                      # where in the source: a line number ("12") or a step ("steps[4]")
 
 
 @dataclass
@@ -199,6 +200,15 @@ def compactions_from(events: list[dict[str, Any]], boundaries: list[Boundary], n
     return out
 
 
+def _sources(truth: dict[str, Any], at: dict[str, str | None], origin: str) -> None:
+    """Each derived item's place in the source file, so a person can check it there (`import --review`)."""
+    for items in truth.values():
+        for item in items:
+            where = at.get(item.get("from", ""))
+            item["source"] = (f"{origin}:{where}" if where and where.isdigit() else f"{origin} {where}" if where
+                              else f"{origin} (event {item.get('from')})")
+
+
 def recorded_peak(s: Scenario, tok) -> int:
     """The largest request the source harness's own compactions leave, in this suite's tokens: the window the
     harness lived in, so `recorded` fits it and every other strategy compacts under the same budget."""
@@ -222,6 +232,7 @@ def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) 
     data: dict[str, Any] = {"scenario": 1, "id": tr.id, "title": tr.title, "user": user, "window": window or MAX_WINDOW,
                             "tags": ["imported", *tags], "system": tr.system or "(no system prompt in the source)",
                             "events": events, "truth": derive_truth(events, tr.system)}
+    _sources(data["truth"], {e["id"]: turn.at for e, turn in zip(events, tr.turns)}, tr.origin)
     compactions = compactions_from(events, tr.boundaries, notes)
     if compactions:
         data["compactions"] = compactions

@@ -41,8 +41,11 @@ def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcr
     # Ids and causes pair as strings (that is how events_from pairs them); anything but a
     # string or a number is not an event id and is reported below.
     caused = {str(e["cause"]) for e in history if isinstance(e, dict) and "observation" in e and _is_id(e.get("cause"))}
-    start = None
+    start, placed = None, 0
     for n, e in enumerate(history):
+        for turn in turns[placed:]:
+            turn.at = f"history[{n - 1}]"
+        placed = len(turns)
         if not isinstance(e, dict):
             problems.append(f"{origin}: history[{n}]: expected a mapping")
             continue
@@ -91,6 +94,8 @@ def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcr
                          else Turn("background", text, source="harness", t=rel))
         else:
             problems.append(f"{origin}: history[{n}]: neither an action nor an observation")
+    for turn in turns[placed:]:
+        turn.at = f"history[{len(history) - 1}]"
     if problems:
         raise BadInput(problems)
     return Transcript(sid, title, system, turns, origin)

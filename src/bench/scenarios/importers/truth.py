@@ -33,6 +33,10 @@ from bench.text import (QUOTE_CHARS, first_sentence, normalize, own_sentences, s
 
 MAX_FACTS, MAX_EDITS = 12, 8
 MAX_CONSTRAINTS_PER_MESSAGE = 6
+MAX_TASKS = 8   # later tasks (missions m2 ...), the most recent
+# How sure a constraint of each kind is: a ban or a permission is rarely anything else; "should", "need to",
+# "I want" often describe rather than rule.
+CONFIDENCE = {"ban": 0.85, "authorization": 0.8, "reporting": 0.75, "preference": 0.65, "must": 0.6}
 
 # Words before a cue that make it the user's own task ("I need to", "I should have"), not a rule
 # for the agent.
@@ -69,7 +73,7 @@ CUE_WORDS = {"prefer", "preferably", "rather", "instead", "permission", "authori
              "ensure", "required", "important", "remember", "sure", "free", "willing", "care", "avoid", "stop", "never",
              "always", "notify", "ping", "posted", "updated", "informed", "asking", "checking"}
 REQUEST = re.compile(
-    r"^\W*(?:please\s+)?(?:add|fix|implement|make|create|write|build|update|change|refactor|remove|delete|rename|"
+    r"^\W*(?:(?:also|and|now|then|next|finally|ok|okay)[,:]?\s+)?(?:please\s+)?(?:add|fix|implement|make|create|write|build|update|change|refactor|remove|delete|rename|"
     r"review|migrate|port|find|investigate|debug|set up|configure|install|run|test|deploy|move|convert|improve|"
     r"optimi[sz]e|support|replace|upgrade|clean|solve|resolve|cancel|book)\b|\b(?:can|could|would) you\b|"
     r"\b(?:i|we) (?:need|want|would like|'d like)\b|\bi'd like\b|\bhelp me\b|\byour task\b|\bplease\b", re.I)
@@ -226,7 +230,9 @@ def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dic
         clause, coff = _clause(quote, m.start() - off)
         after = max(0, m.end() - off - coff)
         keys = _fit(quote, keys_of(clause, after=after, skip=in_system), clause, in_system)
-        item = {"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote}
+        sure = CONFIDENCE[kind] - (0.15 if quote != sentence.strip() else 0) - (0.15 if not keys else 0)
+        item = {"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote,
+                "confidence": round(sure, 2)}
         if keys:   # none when every content word is the system prompt's: then only the verbatim quote counts
             item["keys"] = keys
         out.append(item)
@@ -235,21 +241,31 @@ def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dic
     return out
 
 
-def mission_of(ev: dict[str, Any], in_system=lambda term: False) -> dict[str, Any] | None:
+def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
+               later: bool = False) -> dict[str, Any] | None:
     """The first request: the quoted task's title, else the first own sentence that asks for
-    something, else the first sentence."""
+    something, else the first sentence. `later`: a later message's task, only a sentence that asks for
+    something and carries no constraint cue (that one is a constraint)."""
     text = ev["text"]
-    title = task_title(text)
+    title = None if later else task_title(text)
     sentences = own_sentences(text)
-    request = title or next((s for s in sentences if REQUEST.search(s)), None) or first_sentence(text)
+    request = title or next((s for s in sentences if REQUEST.search(s) and not (later and cue(s))), None)
+    sure = 0.9 if title else 0.8 if request else 0.4
+    if request is None and not later:
+        request = first_sentence(text)
     if not request:
         return None
     clause, _ = _clause(request, 0)
     keys = _fit(text, keys_of(clause, skip=in_system), clause, in_system)
+    if later and keys:
+        held = [u for u in U.units(text) if U.together(u, U.keys_of(keys))]
+        if held and all(U.ended(u.scope) or U.goal_done(u.scope) for u in held):
+            return None   # "once it is cancelled, can you book ...": said as done, never in force
+        sure = 0.6   # a later task may be a passing remark; a person should look at it
     if keys:
-        return {"id": "m1", "from": ev["id"], "text": request, "keys": keys}
+        return {"id": id, "from": ev["id"], "text": request, "keys": keys, "confidence": sure}
     # every content word is the system prompt's: the text itself is the key, so it must be one unit
-    return {"id": "m1", "from": ev["id"], "text": clause.strip()} if U.cooccur(text, [clause]) else None
+    return {"id": id, "from": ev["id"], "text": clause.strip(), "confidence": 0.5} if U.cooccur(text, [clause]) else None
 
 
 # A file a message points the agent to ("Read TASK.md and do what it says", "@prompts/fix.md"): a name with a
@@ -284,7 +300,7 @@ def prompt_file_mission(ev: dict[str, Any], events: list[dict[str, Any]], in_sys
         clause, _ = _clause(request, 0)
         keys = _fit(e["text"], keys_of(clause, skip=in_system), clause, in_system)
         if keys:
-            return {"id": "m1", "from": e["id"], "text": request.strip(), "keys": keys}
+            return {"id": "m1", "from": e["id"], "text": request.strip(), "keys": keys, "confidence": 0.75}
     return None
 
 
@@ -568,7 +584,8 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
             keys = _failure_fact(call, text, usable)
         if not keys:
             continue
-        fact = {"id": f"f-{ev['id']}", "from": ev["id"], "keys": keys}
+        fact = {"id": f"f-{ev['id']}", "from": ev["id"], "keys": keys,
+                "confidence": 0.9 if edit_key is not None else 0.7}
         if edit_key is not None:
             for other in [p for p in edits if _same_file(p, edit_key)]:
                 del edits[other]   # one fact per file: its last edit
@@ -613,8 +630,9 @@ def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, An
     in_system = _mentioned(system)
     truth: dict[str, Any] = {}
     mission = (prompt_file_mission(users[0], events, in_system) or mission_of(users[0], in_system)) if users else None
-    if mission:
-        truth["mission"] = [mission]
+    tasks = [t for ev in users[1:] if (t := mission_of(ev, in_system, f"m-{ev['id']}", later=True))][-MAX_TASKS:]
+    if mission or tasks:
+        truth["mission"] = [x for x in (mission, *tasks) if x]
     constraints = [c for ev in users for c in constraints_of(ev, in_system)]
     if constraints:
         truth["constraints"] = constraints
