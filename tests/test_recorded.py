@@ -134,3 +134,17 @@ def test_review_lists_every_derived_item_with_its_source_and_confidence(tmp_path
     assert m1["text"].startswith("Migrate the orders, billing and users services")
     assert "TASK.md" in json.loads(lines[int(m1["source"].rsplit(":", 1)[1]) - 2])["message"]["content"][0]["input"]["file_path"]
     assert "after `" in page and "(auto, 158,211 tokens before)" in page
+
+
+def test_openhands_condensation_keeps_the_view_with_its_summary_at_the_offset(tmp_path):
+    src = DATA / "openhands-condensation.jsonl"
+    s = imported("openhands", src, tmp_path)
+    history = json.loads(src.read_text())["history"]
+    cond = next(e for e in history if e.get("action") == "condensation")["args"]
+    (rc,) = s.compactions
+    assert [x.kind for x in rc.installed] == ["summary", "retained", "retained", "retained"]
+    kept = [s.events[i] for i in range(3)]   # the user's message and the first call with its result: not forgotten
+    assert [x.event for x in rc.installed[1:]] == [e.id for e in kept]
+    got, between = after_boundary(s, 0)
+    assert not between
+    assert got == [("user", cond["summary"])] + [(e.role, e.text) for e in kept]

@@ -413,6 +413,7 @@ def _compactions(ck: _Check, raw: list, events: list[Event]) -> list[RecordedCom
     never shapes one), and what it installed either an event up to that point or text, never both."""
     at = {e.id: i for i, e in enumerate(events)}
     asks = [i for i, e in enumerate(events) if e.role == "assistant"]
+    caller = {c.id: e.id for e in events for c in e.calls}
     out, last = [], -1
     for i, item in enumerate(raw):
         path = ("compactions", i)
@@ -428,7 +429,7 @@ def _compactions(ck: _Check, raw: list, events: list[Event]) -> list[RecordedCom
         last = pos
         if m.get("pre_tokens") is not None and m["pre_tokens"] < 0:
             ck.add(path + ("pre_tokens",), "must not be negative")
-        installed = []
+        installed, put = [], set()
         for j, one in enumerate(m.get("installed", [])):
             ip = path + ("installed", j)
             im = ck.mapping(one, ip, INSTALLED)
@@ -441,9 +442,10 @@ def _compactions(ck: _Check, raw: list, events: list[Event]) -> list[RecordedCom
             elif "event" in im and ck.ref(ip + ("event",), im["event"], at):
                 if at[im["event"]] > pos:
                     ck.add(ip + ("event",), f"event '{im['event']}' comes after the compaction ('{m['after']}')")
-                elif events[at[im["event"]]].role == "tool":
-                    ck.add(ip + ("event",), f"event '{im['event']}' is a tool result: put back without its call it "
-                                            "would answer nothing (give its text instead)")
+                elif events[at[im["event"]]].role == "tool" and caller.get(events[at[im["event"]]].call) not in put:
+                    ck.add(ip + ("event",), f"event '{im['event']}' is a tool result whose call is not put back before "
+                                            "it: it would answer nothing (put back its call's event, or give its text)")
+                put.add(im["event"])
             installed.append(INSTALLED.build(im))
         out.append(COMPACTION.build(m, installed=tuple(installed)))
     return out

@@ -42,8 +42,8 @@ class Boundary:
     turns: int                                 # how many turns of the transcript came before it
     trigger: str = "unknown"                   # auto | manual | unknown
     pre_tokens: int | None = None              # the context size the harness reported before it
-    installed: list[tuple[str, str, str]] = field(default_factory=list)   # (kind, role, text), in order
-    events: list[int] = field(default_factory=list)   # turns put back verbatim (OpenHands' kept events), in order
+    # in order: (kind, role, text) the harness wrote, or the index of a turn it kept verbatim (OpenHands' view)
+    installed: list[tuple[str, str, str] | int] = field(default_factory=list)
 
 
 @dataclass
@@ -186,8 +186,13 @@ def compactions_from(events: list[dict[str, Any]], boundaries: list[Boundary], n
         pos = b.turns - 1
         earlier = {(e["role"], e["text"].strip()): e["id"] for e in events[:pos + 1]
                    if e["role"] in ("user", "assistant") and not e.get("calls") and e["text"].strip()}
-        installed: list[dict[str, Any]] = [{"kind": "retained", "event": events[i]["id"]} for i in b.events if i <= pos]
-        for kind, role, text in b.installed:
+        installed: list[dict[str, Any]] = []
+        for x in b.installed:
+            if isinstance(x, int):
+                if x <= pos:
+                    installed.append({"kind": "retained", "event": events[x]["id"]})
+                continue
+            kind, role, text = x
             if not text.strip():
                 continue
             ref = earlier.get((role, text.strip())) if kind == "retained" else None
