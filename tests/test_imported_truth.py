@@ -189,4 +189,5 @@ def test_every_key_of_every_real_session_means_something(tmp_path):
             assert src.role == "tool" and U.cooccur(src.text, f.keys) and any(descriptive(k) for k in f.keys), f
         for m in t.mission:
             assert U.cooccur(events[m.from_].text, m.keys or (m.text,))
-    assert totals["constraints"] >= 60 and totals["facts"] >= 30, totals
+    # facts need an anchor and a misused editing tool is no fact (issue 27): fewer, each about the work
+    assert totals["constraints"] >= 60 and totals["facts"] >= 20, totals

@@ -43,17 +43,22 @@ CONFIDENCE = {"ban": 0.85, "authorization": 0.8, "reporting": 0.75, "preference"
 FIRST_PERSON = re.compile(r"\bi(?:['’](?:m|ll|ve|d)| am| will| have| would)?(?:\s+\w+)?\s*$", re.I)
 # "should be" / "must have" after anything but you/we states how things are, not a rule.
 STATEMENT = re.compile(r"^\s*(?:be|have|been)\b", re.I)
+OWN_TASK = re.compile(r"\s+to\s+(?:modify|change|make|cancel|book|add|update|upgrade|know|ask|check|fix|get)\b", re.I)
+# A later request that points back at something said before ("that flight", "this option", "help with it")
+# depends on it: not a task of its own.
+DEPENDENT = re.compile(r"\b(?:it|them)\b|\b(?:that|this|those|these)\s+(?!(?:is|are|was|were|will|would)\b)[a-z]", re.I)
+NO_NEED = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|never)\s*$", re.I)
 RULE_SUBJECT = re.compile(r"\b(?:you|we)\s*$", re.I)
 
 CUES = (  # (kind, pattern); the earliest cue in a sentence decides, ties go to the kind listed first
     ("ban", re.compile(
         r"^\W*(?:(?:also|and|but|so|just|and also),?\s+)?(?:please\s+)?(?:don'?t|do not|never|stop|avoid)\b|"
-        r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|don'?t|do not|never|"
+        r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|(?:don'?t|do not)(?!\s+need\b)|never|"
         r"are not allowed to|aren'?t allowed to)\b|\b(?:not allowed|no longer|under no circumstances)\b|"
         r"\bplease (?:don'?t|do not|never)\b|\bmake sure (?:you )?(?:don'?t|do not|never|not)\b|"
         r"\bwithout (?:asking|checking with) me\b", re.I)),
     ("authorization", re.compile(
-        r"\b(?:you may|you can|you're allowed|you are allowed|feel free|allowed to|(?:ok|okay|fine) (?:for you )?to|"
+        r"(?<!\bif )\b(?:you may|you can|you're allowed|you are allowed|feel free|allowed to|(?:ok|okay|fine) (?:for you )?to|"
         r"permission|authori[sz]e|go ahead and)\b", re.I)),
     ("reporting", re.compile(
         r"\b(?:let me know|tell me|report|ping me|notify me|come to me|ask me|check with me|"
@@ -89,6 +94,10 @@ def cue(sentence: str) -> tuple[str, re.Match[str]] | None:
             before = sentence[:m.start()]
             if kind == "must" and FIRST_PERSON.search(before):
                 continue   # "I need to change my flight": the user's own request, not a rule
+            if kind == "must" and NO_NEED.search(before):
+                continue   # "you don't need to install packages": no rule at all
+            if kind == "preference" and OWN_TASK.match(sentence[m.end():]):
+                continue   # "I want to change my flight": the user's own task, not how it is to be done
             if (kind == "must" and m.group().lower() in ("should", "must") and STATEMENT.match(sentence[m.end():])
                     and not RULE_SUBJECT.search(before)):
                 continue   # "my profile should be under ...": a statement, not a rule
@@ -249,7 +258,8 @@ def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
     text = ev["text"]
     title = None if later else task_title(text)
     sentences = own_sentences(text)
-    request = title or next((s for s in sentences if REQUEST.search(s) and not (later and cue(s))), None)
+    request = title or next((s for s in sentences if REQUEST.search(s) and not (later and (cue(s) or DEPENDENT.search(s)))),
+                            None)
     sure = 0.9 if title else 0.8 if request else 0.4
     if request is None and not later:
         request = first_sentence(text)
@@ -264,6 +274,8 @@ def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
         sure = 0.6   # a later task may be a passing remark; a person should look at it
     if keys:
         return {"id": id, "from": ev["id"], "text": request, "keys": keys, "confidence": sure}
+    if later:
+        return None   # a later task without words of its own to keep is not worth scoring
     # every content word is the system prompt's: the text itself is the key, so it must be one unit
     return {"id": id, "from": ev["id"], "text": clause.strip(), "confidence": 0.5} if U.cooccur(text, [clause]) else None
 
@@ -328,8 +340,11 @@ EXCEPTION = re.compile(r"^\s*(?:E\s+)?(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception))
 COMPILER = re.compile(r"^\S+?:\d+(?::\d+)?:\s*(?:fatal )?error(?:\[\w+\])?:\s*(\S.*)$", re.I)
 ERROR_LINE = re.compile(r"^\s*(?:Error|ERROR|error|fatal|FATAL|E|npm ERR!)(?:\[\w+\])?(?::|\s)\s*(\S.*)$")
 TOOL_ERROR = re.compile(r"<tool_use_error>\s*(.*?)\s*(?:</tool_use_error>|$)")
-EDIT_ERROR = re.compile(r"\b(No replacement was performed|did not appear verbatim|Multiple occurrences|is required for command|"
-                        r"Invalid `?\w+`? parameter|CMake Error|Unable to locate|(?i:could not (?:find|load|open|resolve)))\b")
+EDIT_ERROR = re.compile(r"\b(CMake Error|Unable to locate|(?i:could not (?:find|load|open|resolve)))\b")
+# The agent misusing its editing tool (a replacement that matched nothing, a missing parameter): a fact about the
+# call, not about the work; such a result gives no fact.
+MISUSE = re.compile(r"\b(No replacement was performed|did not appear verbatim|Multiple occurrences|is required for "
+                    r"command|Invalid `?\w+`? parameter)\b")
 TEST_FAILED = re.compile(r"^\s*(?:FAILED|FAIL)\b\s*(\S.*)?$")
 TROUBLE = re.compile(r"\b(errors occurred|Segmentation fault|segfault|core dumped|timed out|Error \d+|failed with|"
                      r"(?:[Tt]ests?|[Bb]uild|[Cc]ompilation|[Ii]nstallation|[Cc]ommand) failed|"
@@ -575,6 +590,8 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
         if call is None or not ev["text"].strip():
             continue
         text = ev["text"]
+        if MISUSE.search(text):
+            continue
         keys, edit_key = None, None
         if _is_edit(call) and not _failure(text, None, None):
             found = _edit_fact(call, text)
