@@ -148,3 +148,25 @@ def test_openhands_condensation_keeps_the_view_with_its_summary_at_the_offset(tm
     got, between = after_boundary(s, 0)
     assert not between
     assert got == [("user", cond["summary"])] + [(e.role, e.text) for e in kept]
+
+
+def test_provenance_records_the_source_and_the_secret_scan_redacts_every_hit(tmp_path):
+    import hashlib
+
+    key, pem = "sk-proj-" + "Ab3" * 12, "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + "x" * 40 + "\n-----END RSA PRIVATE KEY-----"
+    lines = [json.loads(x) for x in CC.read_text().splitlines()]
+    first = next(i for i, x in enumerate(lines) if x.get("type") == "user")
+    lines[first]["message"]["content"] += f" The staging key is OPENAI_API_KEY={key} if you need it."
+    result = next(x for x in lines if x.get("type") == "user" and isinstance(x["message"]["content"], list))
+    result["message"]["content"][0]["content"] += "\n" + pem
+    src = tmp_path / "secret.jsonl"
+    src.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = tmp_path / "s.json"
+    assert cli(["import", "claude-code", str(src), "--out", str(out), "--licence", "CC-BY-4.0", "--review"]) == 0
+    text = out.read_text()
+    assert key not in text and "MIIEow" not in text and "[REDACTED:api-key]" in text and "[REDACTED:private-key]" in text
+    prov = json.loads(text)["provenance"]
+    assert prov == {"format": "claude-code", "source": str(src), "sha256": hashlib.sha256(src.read_bytes()).hexdigest(),
+                    "licence": "CC-BY-4.0", "secrets_redacted": 2, "secret_kinds": ["api-key", "private-key"]}
+    assert "licence: CC-BY-4.0" in (tmp_path / "s.json.review.md").read_text()
+    assert loader.load(out).truth.mission   # the redacted file is still a valid scenario

@@ -21,11 +21,13 @@ def main(argv: list[str]) -> int:
     p.add_argument("--user", default="User", help="the human user's display name (default: User)")
     p.add_argument("--id", help="scenario id (default: from the file name); with --all, a prefix")
     p.add_argument("--split", default="train", help=f"dataset split for {HF_PREFIX} ids (default: train)")
+    p.add_argument("--licence", "--license", default="unknown", help="the licence the transcript is under, recorded in "
+                                                                      "the scenario's provenance (default: unknown)")
     p.add_argument("--review", action="store_true", help="also write FILE.review.md beside each scenario: every "
                                                           "derived item with its confidence and source line")
     a = p.parse_args(argv)
     written, renamed = import_transcripts(a.format, a.path, Path(a.out), record=a.record, everything=a.all,
-                                          window=a.window, user=a.user, id=a.id, split=a.split)
+                                          window=a.window, user=a.user, id=a.id, split=a.split, licence=a.licence)
     if renamed:
         print(f"note: {renamed} session(s) share an id with another; each gets its own id and file "
               f"(suffix -2, -3, ... in file order)")

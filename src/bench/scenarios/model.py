@@ -127,6 +127,17 @@ class RecordedCompaction:
 
 
 @dataclass(frozen=True)
+class Provenance:
+    """Where an imported scenario's data came from (the scorers never read it)."""
+    format: str
+    source: str = ""
+    sha256: str = ""
+    licence: str = "unknown"
+    secrets_redacted: int = 0
+    secret_kinds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Probe:
     id: str
     at: str
@@ -149,6 +160,7 @@ class Scenario:
     truth: Truth = Truth()
     probes: tuple[Probe, ...] = ()
     compactions: tuple[RecordedCompaction, ...] = ()
+    provenance: Provenance | None = None
     path: str = ""
 
     @property

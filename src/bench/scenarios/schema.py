@@ -17,7 +17,8 @@ from typing import Any
 
 from bench.scenarios.model import (CONSTRAINT_KINDS, FORMAT_VERSION, INSTALLED_KINDS, PACING, PROBE_KINDS, ROLES,
                                    SOURCES, TRIGGERS, Call, Constraint, Decision, Event, Fact, Injection, Installed,
-                                   Item, Mission, Probe, RecordedCompaction, Scenario, Truth, Workstream)
+                                   Item, Mission, Probe, Provenance, RecordedCompaction, Scenario, Truth,
+                                   Workstream)
 
 MAX_WINDOW = 100_000_000  # tokens; beyond any model, and past it arithmetic on windows stops being exact
 ABSENT = object()   # no default of the format's own: the dataclass's, or `Field.note`, says what is used
@@ -264,6 +265,16 @@ COMPACTION = Record("recorded compaction", (
                                "order", of=INSTALLED),
 ), RecordedCompaction)
 
+PROVENANCE = Record("provenance", (
+    Field("format", "str", "the importer's format name (`claude-code`, `codex`, ...)", required=True),
+    Field("source", "str", "the transcript it was read from (file, `record N` of a file, or `hf:` dataset)"),
+    Field("sha256", "str", "the source file's SHA-256, so anyone can check they hold the same data"),
+    Field("licence", "str", "the licence the data is under: pass `--licence` or fill it in", default="unknown"),
+    Field("secrets_redacted", "int", "how many secrets (keys, tokens, private keys) the import replaced by "
+                                     "`[REDACTED:kind]`", default=0),
+    Field("secret_kinds", "strs", "their kinds"),
+), Provenance)
+
 SCENARIO = Record("scenario", (
     Field("scenario", "int", f"format version: {FORMAT_VERSION}", required=True, attr=""),
     _id("unique among the scenarios of a run", check="id"),
@@ -279,10 +290,12 @@ SCENARIO = Record("scenario", (
     Field("compactions", "list", "the source harness's own compactions (imported sessions): part of the record, "
                                  "what the harness did, never of the truth; the `recorded` strategy replays them",
           of=COMPACTION),
+    Field("provenance", "map", "imported scenarios: where the data came from, its licence, the secret scan; the "
+                               "scorers never read it", of=PROVENANCE),
 ), Scenario)
 
 RECORDS = (SCENARIO, EVENT, CALL, TRUTH, MISSION, WORKSTREAM, ITEM, CONSTRAINT, INJECTION, FACT, DECISION, PROBE,
-           COMPACTION, INSTALLED)
+           COMPACTION, INSTALLED, PROVENANCE)
 
 
 # ---------------------------------------------------------------- the docs' table

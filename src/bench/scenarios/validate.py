@@ -13,8 +13,8 @@ from typing import Any
 
 from bench.scenarios.model import (FORMAT_VERSION, PACING, Call, Event, Probe, RecordedCompaction, Scenario, Truth,
                                    Workstream, calls_text)
-from bench.scenarios.schema import (CALL, COMPACTION, EVENT, INSTALLED, ITEM, MAX_WINDOW, PROBE, SCENARIO, TRUTH, TYPES,
-                                    Record, is_type)
+from bench.scenarios.schema import (CALL, COMPACTION, EVENT, INSTALLED, ITEM, MAX_WINDOW, PROBE, PROVENANCE, SCENARIO,
+                                    TRUTH, TYPES, Record, is_type)
 from bench.tokens import PER_MESSAGE, PER_REQUEST, default_reserve, tokenizer, trigger_limit
 from bench.parsing import MAX_DEPTH, Pairs, bounds  # noqa: F401  (Pairs, MAX_DEPTH: the readers use them)
 from bench.text import normalize  # re-exported by bench.loader
@@ -477,11 +477,13 @@ def check(data: Any) -> tuple[Scenario | None, _Check]:
     truth = _truth(ck, top.get("truth", {}), events)
     probes = _probes(ck, top.get("probes", []), events)
     compactions = _compactions(ck, top.get("compactions", []), events)
+    prov = ck.mapping(top["provenance"], ("provenance",), PROVENANCE) if "provenance" in top else None
     ck.unknown_refs()
     if ck.problems:
         return None, ck
     scenario = SCENARIO.build(top, title=top.get("title", top["id"]), events=tuple(events), truth=truth,
-                              probes=tuple(probes), compactions=tuple(compactions))
+                              probes=tuple(probes), compactions=tuple(compactions),
+                              provenance=PROVENANCE.build(prov) if prov and "format" in prov else None)
     why = room(scenario, scenario.window)
     if why:
         ck.add(("window",), why)

@@ -9,6 +9,7 @@ dataset id (`hf:owner/name`, with `--split`), read with `datasets` when online.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from importlib import import_module
@@ -111,7 +112,7 @@ class Imported:
 
 def import_transcripts(fmt: str, path: str, out: Path, *, record: int | None = None, everything: bool = False,
                        window: int | None = None, user: str = "User", id: str | None = None,
-                       split: str = "train") -> tuple[list[Imported], int]:
+                       split: str = "train", licence: str = "unknown") -> tuple[list[Imported], int]:
     """Read a transcript file (or hf:OWNER/NAME dataset), write one scenario per chosen session; returns
     what was written and how many sessions were renamed because two shared an id."""
     if window is not None and window <= 0:
@@ -119,16 +120,18 @@ def import_transcripts(fmt: str, path: str, out: Path, *, record: int | None = N
     if fmt not in FORMATS:
         raise BadInput(f"import: unknown format '{fmt}' (one of {', '.join(FORMATS)})")
     if path.startswith(HF_PREFIX):
-        raw, origin = read_hub(path[len(HF_PREFIX):], split), path
+        raw, origin, digest = read_hub(path[len(HF_PREFIX):], split), path, None
     else:
-        raw, origin = read_json(Path(path)), path
+        raw, origin, digest = read_json(Path(path)), path, hashlib.sha256(Path(path).read_bytes()).hexdigest()
     stem = slug(id or Path(origin.removeprefix(HF_PREFIX)).stem.split(".")[0])
     reader = import_module(f"{__name__}.{FORMATS[fmt]}")
     transcripts: list[Transcript] = reader.read(raw, origin, stem)
     chosen = _choose(transcripts, record, everything, origin)
     if everything and out.suffix in (".json", ".yaml", ".yml"):
         raise BadInput(f"--out: with --all, --out is a directory, got the file name {out}")
-    results = [scenario(tr, user=user, window=window, tags=[fmt]) for tr in chosen]
+    results = [scenario(tr, user=user, window=window, tags=[fmt], provenance={
+        "format": fmt, "source": tr.origin if digest else f"{tr.origin} (split {split})",
+        **({"sha256": digest} if digest else {}), "licence": licence}) for tr in chosen]
     renamed = unique_ids([data for data, _ in results]) if len(chosen) > 1 or everything else 0
     written = []
     for tr, (data, notes) in zip(chosen, results):

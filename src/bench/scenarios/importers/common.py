@@ -21,6 +21,7 @@ from bench.scenarios.model import Scenario, calls_text
 from bench.scenarios.schema import MAX_WINDOW
 from bench.tokens import PER_MESSAGE, tokenizer
 from bench.text import first_sentence, harness_made, substantive  # noqa: F401  (importers and tests use them from here)
+from bench.scenarios.importers.secrets import Scan
 from bench.scenarios.importers.truth import derive_truth, keys_of, kind_of  # noqa: F401  (the derived truth lives in truth.py)
 from bench.parsing import parse_args, text_of  # noqa: F401  (the OpenAI format's readers: importers use them from here)
 
@@ -229,8 +230,23 @@ def recorded_peak(s: Scenario, tok) -> int:
     return peak + tok.count(s.system) + PER_MESSAGE + max(size.values())
 
 
-def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) -> tuple[dict[str, Any], list[str]]:
-    """The scenario dict for a transcript, validated; raises BadInput naming the transcript."""
+def redact(tr: Transcript) -> dict[str, Any]:
+    """The secret scan (secrets.py) over everything of a transcript that reaches the scenario file, in place;
+    returns what it found, for the scenario's provenance."""
+    scan = Scan()
+    tr.system = scan.text(tr.system)
+    for turn in tr.turns:
+        turn.text = scan.text(turn.text)
+        turn.calls = [(src, tool, scan.value(args)) for src, tool, args in turn.calls]
+    for b in tr.boundaries:
+        b.installed = [x if isinstance(x, int) else (x[0], x[1], scan.text(x[2])) for x in b.installed]
+    return scan.record()
+
+
+def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str],
+             provenance: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The scenario dict for a transcript, its secrets redacted, validated; raises BadInput naming the transcript."""
+    found = redact(tr)
     events, notes = events_from(tr.turns)
     if not any(e["role"] == "assistant" for e in events):
         raise BadInput(f"{tr.origin}: no assistant message, nothing to replay")
@@ -241,6 +257,9 @@ def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) 
     compactions = compactions_from(events, tr.boundaries, notes)
     if compactions:
         data["compactions"] = compactions
+    data["provenance"] = {**(provenance or {"format": tags[0] if tags else "unknown"}), **found}
+    if found["secrets_redacted"]:
+        notes.append(f"{found['secrets_redacted']} secret(s) redacted ({', '.join(found['secret_kinds'])})")
     parsed, ck = check(data)
     if parsed is None:
         raise BadInput([f"{tr.origin}: {ck.display(p)}: {m}" for p, m in ck.problems])

@@ -18,6 +18,14 @@ def review(data: dict[str, Any]) -> str:
              f"{len(data['events'])} events, window {data['window']:,}. Each derived item: confidence, where it came "
              f"from, what it holds. Items marked **check** are below {CHECK}; delete or fix them in the scenario "
              "file before you rely on its scores.", ""]
+    prov = data.get("provenance")
+    if prov:
+        licence = prov.get("licence", "unknown")
+        lines += [f"Source: {prov['format']} {prov.get('source', '')}"
+                  + (f", sha256 {prov['sha256'][:16]}..." if prov.get("sha256") else "")
+                  + f"; licence: {licence}" + (" (fill it in before you share the file)" if licence == "unknown" else "")
+                  + f"; {prov.get('secrets_redacted', 0)} secret(s) redacted"
+                  + (f" ({', '.join(prov['secret_kinds'])})" if prov.get("secret_kinds") else ""), ""]
     for section, what in (("mission", "Goals and tasks"), ("constraints", "The user's rules"), ("facts", "Facts")):
         items = sorted(truth.get(section, []), key=lambda x: x.get("confidence", 1.0))
         lines.append(f"## {what} ({len(items)})")
