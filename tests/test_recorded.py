@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bench.cli import main as cli
 from bench.scenarios import loader
+from bench.scenarios.importers.common import session_tokens
 from bench.strategies.recorded import Recorded
 
 from test_strategy_common import run
@@ -170,3 +171,28 @@ def test_provenance_records_the_source_and_the_secret_scan_redacts_every_hit(tmp
                     "licence": "CC-BY-4.0", "secrets_redacted": 2, "secret_kinds": ["api-key", "private-key"]}
     assert "licence: CC-BY-4.0" in (tmp_path / "s.json.review.md").read_text()
     assert loader.load(out).truth.mission   # the redacted file is still a valid scenario
+
+
+def test_a_folder_is_imported_whole_with_a_length_filter_and_a_broken_file_costs_only_itself(tmp_path, capsys):
+    folder = tmp_path / "logs"
+    (folder / "a").mkdir(parents=True)
+    (folder / "b").mkdir()
+    (folder / "a" / "s.jsonl").write_text((DATA / "claude-code-session.jsonl").read_text())
+    (folder / "b" / "s.jsonl").write_text((DATA / "claude-code-session.jsonl").read_text())
+    (folder / "b" / "long.jsonl").write_text(CC.read_text())
+    (folder / "b" / "broken.jsonl").write_text("{oops\n")
+    out = tmp_path / "lib"
+    sizes = {}
+    for p in (folder / "a" / "s.jsonl", folder / "b" / "long.jsonl"):
+        imported("claude-code", p, tmp_path, p.name + ".json")
+        sizes[p.name] = session_tokens(json.loads((tmp_path / (p.name + ".json")).read_text()))
+    cut = (min(sizes.values()) + max(sizes.values())) // 2
+    assert min(sizes.values()) < cut <= max(sizes.values())
+    assert cli(["import", "claude-code", str(folder), "--out", str(out), "--min-tokens", str(cut)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines() == [f"{folder / 'b' / 'broken.jsonl'}:1: not valid JSON: "
+                                                 "Expecting property name enclosed in double quotes (column 2)"]
+    longest = max(sizes, key=sizes.get)
+    assert len(list(out.glob("*.json"))) == (2 if longest == "s.jsonl" else 1)
+    assert cli(["import", "claude-code", str(folder / "a"), "--out", str(tmp_path / "all")]) == 0
+    assert [p.name for p in (tmp_path / "all").glob("*.json")] == ["s.json"]

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from bench.errors import BadInput
 from bench.scenarios.loader import check
-from bench.scenarios.model import Scenario, calls_text
+from bench.scenarios.model import Call, Scenario, calls_text
 from bench.scenarios.schema import MAX_WINDOW
 from bench.tokens import PER_MESSAGE, tokenizer
 from bench.text import first_sentence, harness_made, substantive  # noqa: F401  (importers and tests use them from here)
@@ -213,6 +213,14 @@ def _sources(truth: dict[str, Any], at: dict[str, str | None], origin: str) -> N
             where = at.get(item.get("from", ""))
             item["source"] = (f"{origin}:{where}" if where and where.isdigit() else f"{origin} {where}" if where
                               else f"{origin} (event {item.get('from')})")
+
+
+def session_tokens(data: dict[str, Any]) -> int:
+    """A scenario dict's length for `--min-tokens`: its messages' texts and tool calls, as the harness counts them."""
+    tok = tokenizer()
+    return sum(tok.count(e.get("text", "")) + tok.count(calls_text(Call(c["id"], c["tool"], c.get("args") or {})
+                                                                    for c in e.get("calls") or ()))
+               for e in data["events"])
 
 
 def recorded_peak(s: Scenario, tok) -> int:
