@@ -119,7 +119,8 @@ def test_harness_made_text_is_neither_a_constraint_nor_the_users_words(tmp_path)
     src.write_text("\n".join(json.dumps(x) for x in lines[:first + 1] + extra + lines[first + 1:]) + "\n")
     s = loader.load(imported(tmp_path, "claude-code", src))
     harness = [e for e in s.events if e.role == "background" and e.source == "harness"]
-    assert len(harness) == len(HARNESS) + 1                   # + the compact summary
+    assert len(harness) == len(HARNESS)                       # the compact summary is the recorded compaction
+    assert len(s.compactions) == 1 and s.compactions[0].installed[0].kind == "summary"
     users = [e for e in s.events if e.role == "user"]
     assert not any("interrupted" in e.text or "Caveat" in e.text or "<command-" in e.text or "<bash-" in e.text
                    or "<local-command" in e.text for e in users)
@@ -188,4 +189,5 @@ def test_every_key_of_every_real_session_means_something(tmp_path):
             assert src.role == "tool" and U.cooccur(src.text, f.keys) and any(descriptive(k) for k in f.keys), f
         for m in t.mission:
             assert U.cooccur(events[m.from_].text, m.keys or (m.text,))
-    assert totals["constraints"] >= 60 and totals["facts"] >= 30, totals
+    # facts need an anchor and a misused editing tool is no fact (issue 27): fewer, each about the work
+    assert totals["constraints"] >= 60 and totals["facts"] >= 20, totals

@@ -88,14 +88,15 @@ def test_claude_code_fixture(tmp_path):
                for b in x["message"]["content"] if b.get("type") == "tool_result"]
     assistant_ids = {x["message"]["id"] for x in main if x.get("type") == "assistant"}
     got = roles(out)
-    assert got["background"] == 1                       # the compact_boundary summary
+    assert got["background"] == 0                       # the compact_boundary summary is the recorded compaction
     assert got["user"] == len(typed) - 1
     assert got["tool"] == len(results) and got["assistant"] == len(assistant_ids)
     s = loader.load(out)
     texts = " ".join(e.text for e in s.events)
     assert "Searching." not in texts                    # the sidechain is skipped
-    summary = next(e for e in s.events if e.role == "background")
-    assert summary.source == "harness" and summary.text.startswith("This session is being continued")
+    (rc,) = s.compactions
+    assert (rc.trigger, rc.pre_tokens, rc.installed[0].kind) == ("auto", 167342, "summary")
+    assert rc.installed[0].text.startswith("This session is being continued")
     calls = {c.id for e in s.events for c in e.calls}
     assert {e.call for e in s.events if e.role == "tool"} == calls
     # only cue-bearing sentences are constraints: not "continue", "ok", the paste, nor the request itself

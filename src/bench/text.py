@@ -33,7 +33,7 @@ QUOTE_CHARS = 200
 # commands, hooks and reminders). An unclosed block runs to the end of the text.
 HARNESS_TAGS = ("system-reminder", "command-name", "command-message", "command-args", "command-contents",
                 "local-command-stdout", "local-command-stderr", "bash-input", "bash-stdout", "bash-stderr",
-                "user-prompt-submit-hook", "user-memory-input")
+                "user-prompt-submit-hook", "user-memory-input", "environment_context", "user_instructions")
 HARNESS_BLOCK = re.compile(r"<(" + "|".join(HARNESS_TAGS) + r")>.*?(?:</\1>|\Z)", re.S)
 # Lines a harness writes: interruption notices, the local-command caveat, protocol tokens.
 HARNESS_LINE = re.compile(
@@ -43,6 +43,7 @@ HARNESS_LINE = re.compile(
 # replies (OpenHands' fake user, SWE-agent's format errors), a tool-use rejection notice.
 HARNESS_WHOLE = re.compile(
     r"^\s*(?:This session is being continued from a previous conversation|"
+    r"Another language model started to solve this problem and produced a summary|# AGENTS\.md instructions for|"
     r"Please continue working on the task on whatever approach you think is suitable|"
     r"Your (?:last )?output (?:was not formatted correctly|did not use any tool calls?)|"
     r"Your action could not be parsed|Your bash command contained syntax errors|"

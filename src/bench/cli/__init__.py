@@ -38,8 +38,9 @@ COMMANDS = {
                                    run the oracle, truncate and the reference adversaries; exit 1
                                    when the set cannot tell an adversary from the oracle"""),
     "import": Command("importer", """\
-  import FORMAT PATH --out FILE    turn a transcript into a scenario
-                                   (openai-chat | swe-agent | openhands | claude-code)"""),
+  import FORMAT PATH --out FILE    turn a transcript (or a folder of them) into scenarios, keeping the
+                                   harness's own compactions (openai-chat | swe-agent | openhands |
+                                   claude-code | codex | atif)"""),
     "score": Command("score", """\
   score RUN_DIR                    re-score a run from its logs: fresh summary.csv, checks.csv and report"""),
     "report": Command("report", """\

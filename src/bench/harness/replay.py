@@ -177,7 +177,7 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
     logged = LoggedModel(writer.teach(strategy.offline_players), log, tok, stats, seal)
     session = Session(scenario=scenario.id, user=scenario.user, window=opts.window, system=system, tok=tok,
                       writer=logged, limit=trigger_limit(opts.window, opts.reserve_output, opts.margin),
-                      reserve_output=opts.reserve_output, margin=opts.margin)
+                      reserve_output=opts.reserve_output, margin=opts.margin, recorded=scenario.compactions)
     strategy.begin(session)
     try:
         for msg, event in zip(record, scenario.events):

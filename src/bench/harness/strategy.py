@@ -23,6 +23,7 @@ from typing import Any, Iterable
 
 from bench.harness.messages import Message, Part, make
 from bench.harness.model import Model
+from bench.scenarios.model import RecordedCompaction
 from bench.tokens import PER_MESSAGE, Tokenizer, default_reserve, trigger_limit
 
 
@@ -39,6 +40,9 @@ class Session:
     reserve_output: int
     margin: int
     record: list[Message] = field(default_factory=list)   # every message so far, in order (harness-owned)
+    # The source harness's own compactions, when the scenario is an imported session that has them: part of the
+    # record (what that harness did), like the events, never the truth. Only `recorded` reads them.
+    recorded: tuple[RecordedCompaction, ...] = ()
 
     def message(self, *, id: str, role: str, text: str, tag: str, parts: Iterable[Part] = (), **kw: Any) -> Message:
         """A strategy-made message, counted and hashed like every other."""
@@ -75,6 +79,9 @@ class Strategy:
     # calls, answers under named headings): bench.models.offline.players. The run hands them to the
     # cell's writer (`Model.teach`); an LLM writer ignores them.
     offline_players: tuple = ()
+    # True for a strategy that replays the source harness's recorded compactions (`Session.recorded`): the run
+    # refuses a scenario without them, in one line, before anything runs.
+    needs_recorded: bool = False
 
     def begin(self, session: Session) -> None:
         self.session = session

@@ -135,8 +135,8 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
                                           model_config(cfg.judge, seed, cache_dir, refresh), scoring, variant,
                                           strategy_config(cfg, name).get("_target_") in s.oracles))
     _check_room(cells)
-    for c in {c.label: c for c in cells}.values():
-        make_strategy(c.strategy, c.strategy_cfg)  # fail on a bad strategy config before anything runs
+    built = {c.label: make_strategy(c.strategy, c.strategy_cfg) for c in cells}   # a bad config fails before anything runs
+    _check_recorded(cells, built)
     unique: dict[tuple, Cell] = {}
     for c in cells:
         unique.setdefault(c.key, c)
@@ -159,6 +159,21 @@ def _writers(writer: ModelConfig, cfg: Any, s: Settings, name: str) -> list[Mode
     if not getattr(make_strategy(name, strategy_config(cfg, name)), "calls_writer", False):
         return [writer]
     return [writer, *(replace(writer, model=f"offline:{p}") for p in profiles)]
+
+
+def _check_recorded(cells: list[Cell], built: dict[str, Strategy]) -> None:
+    """A strategy that replays the source harness's compactions (`recorded`) on a scenario that records none
+    would score nothing of its own: one line per such strategy, naming the scenarios."""
+    lines = []
+    for label, strategy in built.items():
+        bare = sorted({c.scenario.id for c in cells if c.label == label and not c.scenario.compactions})
+        if strategy.needs_recorded and bare:
+            more = f" and {len(bare) - 3} more" if len(bare) > 3 else ""
+            lines.append(f"strategies: '{label}' replays the source harness's own compactions, but scenario "
+                         f"{', '.join(bare[:3])}{more} records none (import a session whose harness compacted: "
+                         "docs/scenarios.md, Importers)")
+    if lines:
+        raise BadInput(lines)
 
 
 def _check_room(cells: list[Cell]) -> None:

@@ -13,6 +13,8 @@ FORMAT_VERSION = 1
 ROLES = ("user", "assistant", "tool", "background")
 SOURCES = ("watch", "cron", "callback", "session", "harness")
 CONSTRAINT_KINDS = ("ban", "must", "preference", "authorization", "reporting")
+TRIGGERS = ("auto", "manual", "unknown")
+INSTALLED_KINDS = ("summary", "retained", "file", "harness")
 PROBE_KINDS = ("goal", "constraint", "provenance", "recall", "artifact", "continuation", "decision")
 # Seconds added to the previous event's time when an event has no `t`.
 PACING = {"user": 30.0, "assistant": 15.0, "tool": 5.0, "background": 60.0}
@@ -105,6 +107,37 @@ class Truth:
 
 
 @dataclass(frozen=True)
+class Installed:
+    """One message the source harness put in the context at a recorded compaction: an earlier event again
+    (`event`), or text the harness wrote (its summary, a re-attached file, its own instructions)."""
+    kind: str
+    event: str | None = None
+    role: str = "user"
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class RecordedCompaction:
+    """A compaction the source harness made, as its log records it. Part of the record (what the harness
+    did), never of the truth (what a good memory keeps): the `recorded` strategy replays it."""
+    after: str                              # the last event the harness had; the next request sees `installed`
+    trigger: str = "unknown"
+    pre_tokens: int | None = None           # the context size the harness reported before it (its own count)
+    installed: tuple[Installed, ...] = ()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where an imported scenario's data came from (the scorers never read it)."""
+    format: str
+    source: str = ""
+    sha256: str = ""
+    licence: str = "unknown"
+    secrets_redacted: int = 0
+    secret_kinds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Probe:
     id: str
     at: str
@@ -126,6 +159,8 @@ class Scenario:
     tags: tuple[str, ...] = ()
     truth: Truth = Truth()
     probes: tuple[Probe, ...] = ()
+    compactions: tuple[RecordedCompaction, ...] = ()
+    provenance: Provenance | None = None
     path: str = ""
 
     @property

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from bench.scenarios.model import (CONSTRAINT_KINDS, FORMAT_VERSION, PACING, PROBE_KINDS, ROLES, SOURCES, Call,
-                                   Constraint, Decision, Event, Fact, Injection, Item, Mission, Probe, Scenario,
-                                   Truth, Workstream)
+from bench.scenarios.model import (CONSTRAINT_KINDS, FORMAT_VERSION, INSTALLED_KINDS, PACING, PROBE_KINDS, ROLES,
+                                   SOURCES, TRIGGERS, Call, Constraint, Decision, Event, Fact, Injection, Installed,
+                                   Item, Mission, Probe, Provenance, RecordedCompaction, Scenario, Truth,
+                                   Workstream)
 
 MAX_WINDOW = 100_000_000  # tokens; beyond any model, and past it arithmetic on windows stops being exact
 ABSENT = object()   # no default of the format's own: the dataclass's, or `Field.note`, says what is used
@@ -27,7 +28,7 @@ TYPES = {"str": "a string", "int": "an integer", "num": "a number", "strs": "a l
          "map": "a mapping", "bool": "true or false"}
 # What `Field.check` asks of a value beyond its type (the docs' wording; `validate` words the problem).
 CHECKS = {"id": "`[a-z0-9-]+`", "event": "an event id", "text": "not blank", "entries": "no blank entries",
-          "some": "at least one, none blank"}
+          "some": "at least one, none blank", "share": "0 to 1"}
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,12 @@ def _from(doc: str) -> Field:
     return Field("from", "str", doc, required=True, attr="from_", check="event")
 
 
+# What an importer says of each item it derived, for the person who reviews it (`import --review`); the scorers
+# never read them, so the dataclasses do not keep them (attr '').
+DERIVED = (Field("source", "str", "derived items: where in the source transcript it came from (file:line)", attr=""),
+           Field("confidence", "num", "derived items: how sure the importer is, 0 to 1", attr="", check="share"))
+
+
 CALL = Record("call", (
     _id("unique among the file's calls; the result names it"),
     Field("tool", "str", "the tool's name", required=True),
@@ -170,6 +177,7 @@ MISSION = Record("mission", (
     Field("keys", "strs", "words that show it kept, together in one unit of its event (default: the text)",
           check="entries"),
     Field("until", "str", "the event that ends it", check="event"),
+    *DERIVED,
 ), Mission)
 
 ITEM = Record("item", (
@@ -192,6 +200,7 @@ CONSTRAINT = Record("constraint", (
     Field("keys", "strs", "words that show it kept", check="entries"),
     Field("replaces", "str", "the constraint it ends (at this one's event)"),
     Field("until", "str", "the event that ends it", check="event"),
+    *DERIVED,
 ), Constraint)
 
 INJECTION = Record("injection", (
@@ -206,6 +215,7 @@ FACT = Record("fact", (
     _from("the event that holds it"),
     Field("keys", "strs", "what must stay recallable, together in one unit of its event", required=True,
           check="some"),
+    *DERIVED,
 ), Fact)
 
 DECISION = Record("decision", (
@@ -237,6 +247,34 @@ PROBE = Record("probe", (
     Field("rubric", "str", "judge grading, 0-5; a probe needs expect or a rubric", check="text"),
 ), Probe)
 
+INSTALLED = Record("installed message", (
+    Field("kind", "str", "`summary` (the harness's own summary), `retained` (a message kept), `file` (a file it "
+                         "re-attached), `harness` (its own instructions or reminders)", required=True,
+          choices=INSTALLED_KINDS),
+    Field("event", "str", "an earlier event put back verbatim (at or before `after`); else `text`", check="event"),
+    Field("role", "str", "who the message speaks as", default="user", choices=("user", "assistant")),
+    Field("text", "str", "what the harness wrote; with `event`, leave it out", note="empty"),
+), Installed)
+
+COMPACTION = Record("recorded compaction", (
+    Field("after", "str", "the last event the harness had when it compacted: the next request sees what it "
+                          "installed, then every event after this one", required=True, check="event"),
+    Field("trigger", "str", "what started it", default="unknown", choices=TRIGGERS),
+    Field("pre_tokens", "int", "the context size the harness reported before compacting (its own tokenizer)"),
+    Field("installed", "list", "what the harness put in the context in place of everything up to `after`, in "
+                               "order", of=INSTALLED),
+), RecordedCompaction)
+
+PROVENANCE = Record("provenance", (
+    Field("format", "str", "the importer's format name (`claude-code`, `codex`, ...)", required=True),
+    Field("source", "str", "the transcript it was read from (file, `record N` of a file, or `hf:` dataset)"),
+    Field("sha256", "str", "the source file's SHA-256, so anyone can check they hold the same data"),
+    Field("licence", "str", "the licence the data is under: pass `--licence` or fill it in", default="unknown"),
+    Field("secrets_redacted", "int", "how many secrets (keys, tokens, private keys) the import replaced by "
+                                     "`[REDACTED:kind]`", default=0),
+    Field("secret_kinds", "strs", "their kinds"),
+), Provenance)
+
 SCENARIO = Record("scenario", (
     Field("scenario", "int", f"format version: {FORMAT_VERSION}", required=True, attr=""),
     _id("unique among the scenarios of a run", check="id"),
@@ -249,9 +287,15 @@ SCENARIO = Record("scenario", (
     Field("events", "list", "in order; at least one assistant event", required=True, of=EVENT),
     Field("truth", "map", "what a good memory keeps; never shown to strategies", of=TRUTH),
     Field("probes", "list", "questions asked along the way", of=PROBE),
+    Field("compactions", "list", "the source harness's own compactions (imported sessions): part of the record, "
+                                 "what the harness did, never of the truth; the `recorded` strategy replays them",
+          of=COMPACTION),
+    Field("provenance", "map", "imported scenarios: where the data came from, its licence, the secret scan; the "
+                               "scorers never read it", of=PROVENANCE),
 ), Scenario)
 
-RECORDS = (SCENARIO, EVENT, CALL, TRUTH, MISSION, WORKSTREAM, ITEM, CONSTRAINT, INJECTION, FACT, DECISION, PROBE)
+RECORDS = (SCENARIO, EVENT, CALL, TRUTH, MISSION, WORKSTREAM, ITEM, CONSTRAINT, INJECTION, FACT, DECISION, PROBE,
+           COMPACTION, INSTALLED, PROVENANCE)
 
 
 # ---------------------------------------------------------------- the docs' table

@@ -11,8 +11,10 @@ import math
 import re
 from typing import Any
 
-from bench.scenarios.model import FORMAT_VERSION, PACING, Call, Event, Probe, Scenario, Truth, Workstream, calls_text
-from bench.scenarios.schema import CALL, EVENT, ITEM, MAX_WINDOW, PROBE, SCENARIO, TRUTH, TYPES, Record, is_type
+from bench.scenarios.model import (FORMAT_VERSION, PACING, Call, Event, Probe, RecordedCompaction, Scenario, Truth,
+                                   Workstream, calls_text)
+from bench.scenarios.schema import (CALL, COMPACTION, EVENT, INSTALLED, ITEM, MAX_WINDOW, PROBE, PROVENANCE, SCENARIO,
+                                    TRUTH, TYPES, Record, is_type)
 from bench.tokens import PER_MESSAGE, PER_REQUEST, default_reserve, tokenizer, trigger_limit
 from bench.parsing import MAX_DEPTH, Pairs, bounds  # noqa: F401  (Pairs, MAX_DEPTH: the readers use them)
 from bench.text import normalize  # re-exported by bench.loader
@@ -310,6 +312,9 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
             _refs(ck, record, m, path, known)
             _texts(ck, record, m, path)
             _entries(ck, record, m, path)
+            for f in record.checked("share"):
+                if f.key in m and not 0 <= m[f.key] <= 1:
+                    ck.add(path + (f.key,), f"{f.key} must be from 0 to 1, got {_shown(m[f.key])}")
             out[section].append((path, m))
     # cross checks that need the whole section
     for path, m in out["constraints"]:
@@ -403,6 +408,49 @@ def _probes(ck: _Check, raw: list, events: list[Event]) -> list[Probe]:
     return probes
 
 
+def _compactions(ck: _Check, raw: list, events: list[Event]) -> list[RecordedCompaction]:
+    """The source harness's compactions: each after a known event, in order, followed by a request (else it
+    never shapes one), and what it installed either an event up to that point or text, never both."""
+    at = {e.id: i for i, e in enumerate(events)}
+    asks = [i for i, e in enumerate(events) if e.role == "assistant"]
+    caller = {c.id: e.id for e in events for c in e.calls}
+    out, last = [], -1
+    for i, item in enumerate(raw):
+        path = ("compactions", i)
+        m = ck.mapping(item, path, COMPACTION)
+        if m is None or "after" not in m or not ck.ref(path + ("after",), m["after"], at):
+            continue
+        _choice(ck, COMPACTION, m, path, "trigger", "trigger")
+        pos = at[m["after"]]
+        if pos < last:
+            ck.add(path + ("after",), "compactions must be in the order of their events")
+        if not any(a > pos for a in asks):
+            ck.add(path + ("after",), f"no assistant event follows '{m['after']}', so the compaction never reaches a request")
+        last = pos
+        if m.get("pre_tokens") is not None and m["pre_tokens"] < 0:
+            ck.add(path + ("pre_tokens",), "must not be negative")
+        installed, put = [], set()
+        for j, one in enumerate(m.get("installed", [])):
+            ip = path + ("installed", j)
+            im = ck.mapping(one, ip, INSTALLED)
+            if im is None:
+                continue
+            _choice(ck, INSTALLED, im, ip, "kind", "installed kind")
+            _choice(ck, INSTALLED, im, ip, "role", "role")
+            if ("event" in im) == bool(im.get("text", "").strip()):
+                ck.add(ip, "give either 'event' (an earlier event put back) or a non-blank 'text', not both")
+            elif "event" in im and ck.ref(ip + ("event",), im["event"], at):
+                if at[im["event"]] > pos:
+                    ck.add(ip + ("event",), f"event '{im['event']}' comes after the compaction ('{m['after']}')")
+                elif events[at[im["event"]]].role == "tool" and caller.get(events[at[im["event"]]].call) not in put:
+                    ck.add(ip + ("event",), f"event '{im['event']}' is a tool result whose call is not put back before "
+                                            "it: it would answer nothing (put back its call's event, or give its text)")
+                put.add(im["event"])
+            installed.append(INSTALLED.build(im))
+        out.append(COMPACTION.build(m, installed=tuple(installed)))
+    return out
+
+
 def check(data: Any) -> tuple[Scenario | None, _Check]:
     """Validate parsed data; the Scenario is None when anything is wrong."""
     ck = _Check()
@@ -428,11 +476,14 @@ def check(data: Any) -> tuple[Scenario | None, _Check]:
         ck.add(("events",), "no assistant event, so nothing is ever requested")
     truth = _truth(ck, top.get("truth", {}), events)
     probes = _probes(ck, top.get("probes", []), events)
+    compactions = _compactions(ck, top.get("compactions", []), events)
+    prov = ck.mapping(top["provenance"], ("provenance",), PROVENANCE) if "provenance" in top else None
     ck.unknown_refs()
     if ck.problems:
         return None, ck
     scenario = SCENARIO.build(top, title=top.get("title", top["id"]), events=tuple(events), truth=truth,
-                              probes=tuple(probes))
+                              probes=tuple(probes), compactions=tuple(compactions),
+                              provenance=PROVENANCE.build(prov) if prov and "format" in prov else None)
     why = room(scenario, scenario.window)
     if why:
         ck.add(("window",), why)

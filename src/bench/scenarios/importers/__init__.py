@@ -2,13 +2,14 @@
 
 Formats: openai-chat (OpenAI chat messages, JSON or JSONL, incl. tau-bench
 records), swe-agent (.traj), openhands (event-stream JSONL, one task a line),
-claude-code (session log JSONL). A file holding several sessions (tau-bench,
+claude-code (session log JSONL), codex (rollout JSONL), atif (Harbor's trajectory JSON). A file holding several sessions (tau-bench,
 OpenHands) needs `--record N` (0-based) for one file or `--all` to write one
 scenario per session into the directory `--out`. PATH may also be a Hugging Face
 dataset id (`hf:owner/name`, with `--split`), read with `datasets` when online.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from importlib import import_module
@@ -17,9 +18,10 @@ from typing import Any
 
 from bench.errors import BadInput
 from bench.parsing import long_number_line, read_text
-from bench.scenarios.importers.common import Transcript, dump, scenario, slug
+from bench.scenarios.importers.common import Transcript, dump, scenario, session_tokens, slug
 
-FORMATS = {"openai-chat": "openai_chat", "swe-agent": "swe_agent", "openhands": "openhands", "claude-code": "claude_code"}
+FORMATS = {"openai-chat": "openai_chat", "swe-agent": "swe_agent", "openhands": "openhands", "claude-code": "claude_code",
+           "codex": "codex", "atif": "atif"}
 HF_PREFIX = "hf:"
 
 
@@ -110,24 +112,21 @@ class Imported:
 
 def import_transcripts(fmt: str, path: str, out: Path, *, record: int | None = None, everything: bool = False,
                        window: int | None = None, user: str = "User", id: str | None = None,
-                       split: str = "train") -> tuple[list[Imported], int]:
+                       split: str = "train", licence: str = "unknown", min_tokens: int = 0) -> tuple[list[Imported], int]:
     """Read a transcript file (or hf:OWNER/NAME dataset), write one scenario per chosen session; returns
     what was written and how many sessions were renamed because two shared an id."""
     if window is not None and window <= 0:
         raise BadInput(f"--window: must be a positive integer, got {window}")
     if fmt not in FORMATS:
         raise BadInput(f"import: unknown format '{fmt}' (one of {', '.join(FORMATS)})")
-    if path.startswith(HF_PREFIX):
-        raw, origin = read_hub(path[len(HF_PREFIX):], split), path
-    else:
-        raw, origin = read_json(Path(path)), path
-    stem = slug(id or Path(origin.removeprefix(HF_PREFIX)).stem.split(".")[0])
-    reader = import_module(f"{__name__}.{FORMATS[fmt]}")
-    transcripts: list[Transcript] = reader.read(raw, origin, stem)
-    chosen = _choose(transcripts, record, everything, origin)
+    transcripts, digest = read_sessions(fmt, path, split, id)
+    chosen = _choose(transcripts, record, everything, path)
     if everything and out.suffix in (".json", ".yaml", ".yml"):
         raise BadInput(f"--out: with --all, --out is a directory, got the file name {out}")
-    results = [scenario(tr, user=user, window=window, tags=[fmt]) for tr in chosen]
+    results = [build(fmt, tr, digest, split, user=user, window=window, licence=licence) for tr in chosen]
+    if everything and min_tokens > 0:
+        pairs = [(tr, r) for tr, r in zip(chosen, results) if session_tokens(r[0]) >= min_tokens]
+        chosen, results = [tr for tr, _ in pairs], [r for _, r in pairs]
     renamed = unique_ids([data for data, _ in results]) if len(chosen) > 1 or everything else 0
     written = []
     for tr, (data, notes) in zip(chosen, results):
@@ -140,6 +139,25 @@ def import_transcripts(fmt: str, path: str, out: Path, *, record: int | None = N
         dump(data, target)
         written.append(Imported(target, data, tr.origin, notes))
     return written, renamed
+
+
+def read_sessions(fmt: str, path: str, split: str = "train", id: str | None = None) -> tuple[list[Transcript], str | None]:
+    """The sessions of a transcript file (or hf: dataset) in neutral form, and the file's SHA-256 (None for hf:)."""
+    if path.startswith(HF_PREFIX):
+        raw, digest = read_hub(path[len(HF_PREFIX):], split), None
+    else:
+        raw, digest = read_json(Path(path)), hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    stem = slug(id or Path(path.removeprefix(HF_PREFIX)).stem.split(".")[0])
+    reader = import_module(f"{__name__}.{FORMATS[fmt]}")
+    return reader.read(raw, path, stem), digest
+
+
+def build(fmt: str, tr: Transcript, digest: str | None, split: str, **kw: Any) -> tuple[dict[str, Any], list[str]]:
+    """One session's scenario with its provenance (`kw`: user, window, licence)."""
+    licence = kw.pop("licence", "unknown")
+    return scenario(tr, tags=[fmt], provenance={
+        "format": fmt, "source": tr.origin if digest else f"{tr.origin} (split {split})",
+        **({"sha256": digest} if digest else {}), "licence": licence}, **kw)
 
 
 def unique_ids(scenarios: list[dict[str, Any]]) -> int:

@@ -17,10 +17,11 @@ from typing import Any, Callable
 
 from bench.errors import BadInput
 from bench.scenarios.loader import check
-from bench.scenarios.model import calls_text
+from bench.scenarios.model import Call, Scenario, calls_text
 from bench.scenarios.schema import MAX_WINDOW
-from bench.tokens import tokenizer
+from bench.tokens import PER_MESSAGE, tokenizer
 from bench.text import first_sentence, harness_made, substantive  # noqa: F401  (importers and tests use them from here)
+from bench.scenarios.importers.secrets import Scan
 from bench.scenarios.importers.truth import derive_truth, keys_of, kind_of  # noqa: F401  (the derived truth lives in truth.py)
 from bench.parsing import parse_args, text_of  # noqa: F401  (the OpenAI format's readers: importers use them from here)
 
@@ -33,6 +34,17 @@ class Turn:
     call: str | None = None                    # tool: the source call id it answers
     source: str | None = None                  # background: watch | cron | callback | session | harness
     t: float | None = None                     # seconds since the session started, when the source has times
+    at: str | None = None                      # where in the source: a line number ("12") or a step ("steps[4]")
+
+
+@dataclass
+class Boundary:
+    """A compaction the source harness made, in neutral form: after how many turns, and what it installed."""
+    turns: int                                 # how many turns of the transcript came before it
+    trigger: str = "unknown"                   # auto | manual | unknown
+    pre_tokens: int | None = None              # the context size the harness reported before it
+    # in order: (kind, role, text) the harness wrote, or the index of a turn it kept verbatim (OpenHands' view)
+    installed: list[tuple[str, str, str] | int] = field(default_factory=list)
 
 
 @dataclass
@@ -42,6 +54,7 @@ class Transcript:
     system: str
     turns: list[Turn]
     origin: str                                # "FILE" or "FILE record N", for messages
+    boundaries: list[Boundary] = field(default_factory=list)
 
 
 def seconds(stamp: Any) -> float | None:
@@ -159,14 +172,102 @@ def default_window(system_tokens: int, message_tokens: list[int]) -> int:
     return max(4096, quarter, room)
 
 
-def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) -> tuple[dict[str, Any], list[str]]:
-    """The scenario dict for a transcript, validated; raises BadInput naming the transcript."""
+def compactions_from(events: list[dict[str, Any]], boundaries: list[Boundary], notes: list[str]) -> list[dict[str, Any]]:
+    """The scenario's `compactions`: each boundary after the event of its last turn (turns and events are one
+    to one), its installed messages as events when they repeat one verbatim (Codex keeps the user's own
+    messages), else as the harness's text. A boundary before any event or after the last request shapes no
+    request and is left out, with a note."""
+    out = []
+    asks = [i for i, e in enumerate(events) if e["role"] == "assistant"]
+    for b in boundaries:
+        if b.turns == 0 or not any(a >= b.turns for a in asks):
+            notes.append(f"a compaction {'before the first message' if b.turns == 0 else 'after the last request'} "
+                         "shapes no request: left out")
+            continue
+        pos = b.turns - 1
+        earlier = {(e["role"], e["text"].strip()): e["id"] for e in events[:pos + 1]
+                   if e["role"] in ("user", "assistant") and not e.get("calls") and e["text"].strip()}
+        installed: list[dict[str, Any]] = []
+        for x in b.installed:
+            if isinstance(x, int):
+                if x <= pos:
+                    installed.append({"kind": "retained", "event": events[x]["id"]})
+                continue
+            kind, role, text = x
+            if not text.strip():
+                continue
+            ref = earlier.get((role, text.strip())) if kind == "retained" else None
+            installed.append({"kind": kind, "event": ref} if ref else
+                             {"kind": kind, **({"role": role} if role != "user" else {}), "text": text})
+        rc: dict[str, Any] = {"after": events[pos]["id"], "trigger": b.trigger}
+        if b.pre_tokens is not None:
+            rc["pre_tokens"] = b.pre_tokens
+        out.append({**rc, "installed": installed})
+    return out
+
+
+def _sources(truth: dict[str, Any], at: dict[str, str | None], origin: str) -> None:
+    """Each derived item's place in the source file, so a person can check it there (`import --review`)."""
+    for items in truth.values():
+        for item in items:
+            where = at.get(item.get("from", ""))
+            item["source"] = (f"{origin}:{where}" if where and where.isdigit() else f"{origin} {where}" if where
+                              else f"{origin} (event {item.get('from')})")
+
+
+def session_tokens(data: dict[str, Any]) -> int:
+    """A scenario dict's length for `--min-tokens`: its messages' texts and tool calls, as the harness counts them."""
+    tok = tokenizer()
+    return sum(tok.count(e.get("text", "")) + tok.count(calls_text(Call(c["id"], c["tool"], c.get("args") or {})
+                                                                    for c in e.get("calls") or ()))
+               for e in data["events"])
+
+
+def recorded_peak(s: Scenario, tok) -> int:
+    """The largest request the source harness's own compactions leave, in this suite's tokens: the window the
+    harness lived in, so `recorded` fits it and every other strategy compacts under the same budget."""
+    size = {e.id: tok.count(e.text) + tok.count(calls_text(e.calls)) + PER_MESSAGE for e in s.events}
+    after = {rc.after: rc for rc in s.compactions}
+    ctx, peak = 0, 0
+    for e in s.events:
+        if e.role == "assistant":
+            peak = max(peak, ctx)
+        ctx += size[e.id]
+        if e.id in after:
+            ctx = sum(size[x.event] if x.event else tok.count(x.text) + PER_MESSAGE for x in after[e.id].installed)
+    return peak + tok.count(s.system) + PER_MESSAGE + max(size.values())
+
+
+def redact(tr: Transcript) -> dict[str, Any]:
+    """The secret scan (secrets.py) over everything of a transcript that reaches the scenario file, in place;
+    returns what it found, for the scenario's provenance."""
+    scan = Scan()
+    tr.system = scan.text(tr.system)
+    for turn in tr.turns:
+        turn.text = scan.text(turn.text)
+        turn.calls = [(src, tool, scan.value(args)) for src, tool, args in turn.calls]
+    for b in tr.boundaries:
+        b.installed = [x if isinstance(x, int) else (x[0], x[1], scan.text(x[2])) for x in b.installed]
+    return scan.record()
+
+
+def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str],
+             provenance: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """The scenario dict for a transcript, its secrets redacted, validated; raises BadInput naming the transcript."""
+    found = redact(tr)
     events, notes = events_from(tr.turns)
     if not any(e["role"] == "assistant" for e in events):
         raise BadInput(f"{tr.origin}: no assistant message, nothing to replay")
     data: dict[str, Any] = {"scenario": 1, "id": tr.id, "title": tr.title, "user": user, "window": window or MAX_WINDOW,
                             "tags": ["imported", *tags], "system": tr.system or "(no system prompt in the source)",
                             "events": events, "truth": derive_truth(events, tr.system)}
+    _sources(data["truth"], {e["id"]: turn.at for e, turn in zip(events, tr.turns)}, tr.origin)
+    compactions = compactions_from(events, tr.boundaries, notes)
+    if compactions:
+        data["compactions"] = compactions
+    data["provenance"] = {**(provenance or {"format": tags[0] if tags else "unknown"}), **found}
+    if found["secrets_redacted"]:
+        notes.append(f"{found['secrets_redacted']} secret(s) redacted ({', '.join(found['secret_kinds'])})")
     parsed, ck = check(data)
     if parsed is None:
         raise BadInput([f"{tr.origin}: {ck.display(p)}: {m}" for p, m in ck.problems])
@@ -174,6 +275,8 @@ def scenario(tr: Transcript, *, user: str, window: int | None, tags: list[str]) 
         tok = tokenizer()
         data["window"] = default_window(tok.count(parsed.system), [tok.count(e.text) + tok.count(calls_text(e.calls))
                                                                    for e in parsed.events])
+        if parsed.compactions:
+            data["window"] = max(data["window"], -(-int(recorded_peak(parsed, tok) / 0.85) // 1000) * 1000)
     return data, notes
 
 
@@ -200,7 +303,7 @@ def dumps(data: dict[str, Any]) -> str:
     """Scenario JSON with one event / truth item / probe per line: greppable, small diffs, fast to load."""
     out = []
     for key, value in data.items():
-        if key in ("events", "probes") and value:
+        if key in ("events", "probes", "compactions") and value:
             rows = ",\n".join("  " + json.dumps(v, ensure_ascii=False) for v in value)
             out.append(f"{json.dumps(key)}: [\n{rows}\n]")
         elif key == "truth" and value:

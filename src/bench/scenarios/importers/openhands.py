@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from bench.errors import BadInput
-from bench.scenarios.importers.common import Transcript, Turn, each_record, seconds, slug, text_of
+from bench.scenarios.importers.common import Boundary, Transcript, Turn, each_record, seconds, slug, text_of
 from bench.scenarios.importers.openai_chat import kind, tool_name
 
 SKIP_ACTIONS = ("recall", "system", "change_agent_state")
+CONDENSING = ("condensation", "condensation_request")
 SKIP_OBSERVATIONS = ("recall", "agent_state_changed", "null")
 
 
@@ -41,8 +42,19 @@ def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcr
     # Ids and causes pair as strings (that is how events_from pairs them); anything but a
     # string or a number is not an event id and is reported below.
     caused = {str(e["cause"]) for e in history if isinstance(e, dict) and "observation" in e and _is_id(e.get("cause"))}
-    start = None
+    start, placed = None, 0
+    boundaries: list[Boundary] = []
+    turn_of: dict[str, int] = {}          # OpenHands event id -> the turn it became
+    view: list[str] = []                  # the ids of the events the agent's context holds (OpenHands' View)
+    requested = ""                        # who asked for a condensation since the last one
     for n, e in enumerate(history):
+        for turn in turns[placed:]:
+            turn.at = f"history[{n - 1}]"
+        if len(turns) > placed and isinstance(history[n - 1], dict) and _is_id(history[n - 1].get("id")):
+            turn_of[str(history[n - 1]["id"])] = placed
+        placed = len(turns)
+        if isinstance(e, dict) and _is_id(e.get("id")) and e.get("action") not in CONDENSING:
+            view.append(str(e["id"]))
         if not isinstance(e, dict):
             problems.append(f"{origin}: history[{n}]: expected a mapping")
             continue
@@ -54,6 +66,11 @@ def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcr
             action, src = e["action"], e.get("source")
             if action == "system":
                 system = text_of(args.get("content")) or text_of(e.get("message"))
+            elif action == "condensation_request":
+                requested = "manual" if src == "user" else "auto"
+            elif action == "condensation":
+                view = _condense(view, args, turns, turn_of, boundaries, requested or "unknown")
+                requested = ""
             elif action in SKIP_ACTIONS:
                 continue
             elif src == "user":
@@ -91,9 +108,31 @@ def transcript(history: list[Any], origin: str, sid: str, title: str) -> Transcr
                          else Turn("background", text, source="harness", t=rel))
         else:
             problems.append(f"{origin}: history[{n}]: neither an action nor an observation")
+    for turn in turns[placed:]:
+        turn.at = f"history[{len(history) - 1}]"
     if problems:
         raise BadInput(problems)
-    return Transcript(sid, title, system, turns, origin)
+    return Transcript(sid, title, system, turns, origin, boundaries)
+
+
+def _condense(view: list[str], args: dict[str, Any], turns: list[Turn], turn_of: dict[str, int],
+              boundaries: list[Boundary], trigger: str) -> list[str]:
+    """OpenHands' condensation: the events it forgets leave the view, its summary (if any) goes in at
+    `summary_offset`; the view left is what the agent continued from. Returns that view."""
+    ids = args.get("forgotten_event_ids")
+    gone = {str(x) for x in ids} if isinstance(ids, list) else set()
+    lo, hi = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
+    if isinstance(lo, int) and isinstance(hi, int):
+        gone |= {str(x) for x in range(lo, hi + 1)}
+    kept = [x for x in view if x not in gone]
+    installed: list[tuple[str, str, str] | int] = [turn_of[x] for x in kept if x in turn_of]
+    summary = text_of(args.get("summary"))
+    if summary.strip():
+        offset = args.get("summary_offset") if isinstance(args.get("summary_offset"), int) else 0
+        before = sum(1 for x in kept[:offset] if x in turn_of)
+        installed.insert(before, ("summary", "user", summary))
+    boundaries.append(Boundary(len(turns), trigger, None, installed))
+    return kept
 
 
 def _is_id(value: Any) -> bool:

@@ -28,27 +28,37 @@ import re
 from typing import Any, Iterable
 
 from bench import units as U
-from bench.text import QUOTE_CHARS, first_sentence, normalize, own_sentences, stop_word, substantive, task_title
+from bench.text import (QUOTE_CHARS, first_sentence, normalize, own_sentences, stop_word, strip_harness, substantive,
+                        task_title)
 
 MAX_FACTS, MAX_EDITS = 12, 8
 MAX_CONSTRAINTS_PER_MESSAGE = 6
+MAX_TASKS = 8   # later tasks (missions m2 ...), the most recent
+# How sure a constraint of each kind is: a ban or a permission is rarely anything else; "should", "need to",
+# "I want" often describe rather than rule.
+CONFIDENCE = {"ban": 0.85, "authorization": 0.8, "reporting": 0.75, "preference": 0.65, "must": 0.6}
 
 # Words before a cue that make it the user's own task ("I need to", "I should have"), not a rule
 # for the agent.
 FIRST_PERSON = re.compile(r"\bi(?:['’](?:m|ll|ve|d)| am| will| have| would)?(?:\s+\w+)?\s*$", re.I)
 # "should be" / "must have" after anything but you/we states how things are, not a rule.
 STATEMENT = re.compile(r"^\s*(?:be|have|been)\b", re.I)
+OWN_TASK = re.compile(r"\s+to\s+(?:modify|change|make|cancel|book|add|update|upgrade|know|ask|check|fix|get)\b", re.I)
+# A later request that points back at something said before ("that flight", "this option", "help with it")
+# depends on it: not a task of its own.
+DEPENDENT = re.compile(r"\b(?:it|them)\b|\b(?:that|this|those|these)\s+(?!(?:is|are|was|were|will|would)\b)[a-z]", re.I)
+NO_NEED = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|never)\s*$", re.I)
 RULE_SUBJECT = re.compile(r"\b(?:you|we)\s*$", re.I)
 
 CUES = (  # (kind, pattern); the earliest cue in a sentence decides, ties go to the kind listed first
     ("ban", re.compile(
         r"^\W*(?:(?:also|and|but|so|just|and also),?\s+)?(?:please\s+)?(?:don'?t|do not|never|stop|avoid)\b|"
-        r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|don'?t|do not|never|"
+        r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|(?:don'?t|do not)(?!\s+need\b)|never|"
         r"are not allowed to|aren'?t allowed to)\b|\b(?:not allowed|no longer|under no circumstances)\b|"
         r"\bplease (?:don'?t|do not|never)\b|\bmake sure (?:you )?(?:don'?t|do not|never|not)\b|"
         r"\bwithout (?:asking|checking with) me\b", re.I)),
     ("authorization", re.compile(
-        r"\b(?:you may|you can|you're allowed|you are allowed|feel free|allowed to|(?:ok|okay|fine) (?:for you )?to|"
+        r"(?<!\bif )\b(?:you may|you can|you're allowed|you are allowed|feel free|allowed to|(?:ok|okay|fine) (?:for you )?to|"
         r"permission|authori[sz]e|go ahead and)\b", re.I)),
     ("reporting", re.compile(
         r"\b(?:let me know|tell me|report|ping me|notify me|come to me|ask me|check with me|"
@@ -68,7 +78,7 @@ CUE_WORDS = {"prefer", "preferably", "rather", "instead", "permission", "authori
              "ensure", "required", "important", "remember", "sure", "free", "willing", "care", "avoid", "stop", "never",
              "always", "notify", "ping", "posted", "updated", "informed", "asking", "checking"}
 REQUEST = re.compile(
-    r"^\W*(?:please\s+)?(?:add|fix|implement|make|create|write|build|update|change|refactor|remove|delete|rename|"
+    r"^\W*(?:(?:also|and|now|then|next|finally|ok|okay)[,:]?\s+)?(?:please\s+)?(?:add|fix|implement|make|create|write|build|update|change|refactor|remove|delete|rename|"
     r"review|migrate|port|find|investigate|debug|set up|configure|install|run|test|deploy|move|convert|improve|"
     r"optimi[sz]e|support|replace|upgrade|clean|solve|resolve|cancel|book)\b|\b(?:can|could|would) you\b|"
     r"\b(?:i|we) (?:need|want|would like|'d like)\b|\bi'd like\b|\bhelp me\b|\byour task\b|\bplease\b", re.I)
@@ -84,6 +94,10 @@ def cue(sentence: str) -> tuple[str, re.Match[str]] | None:
             before = sentence[:m.start()]
             if kind == "must" and FIRST_PERSON.search(before):
                 continue   # "I need to change my flight": the user's own request, not a rule
+            if kind == "must" and NO_NEED.search(before):
+                continue   # "you don't need to install packages": no rule at all
+            if kind == "preference" and OWN_TASK.match(sentence[m.end():]):
+                continue   # "I want to change my flight": the user's own task, not how it is to be done
             if (kind == "must" and m.group().lower() in ("should", "must") and STATEMENT.match(sentence[m.end():])
                     and not RULE_SUBJECT.search(before)):
                 continue   # "my profile should be under ...": a statement, not a rule
@@ -225,7 +239,9 @@ def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dic
         clause, coff = _clause(quote, m.start() - off)
         after = max(0, m.end() - off - coff)
         keys = _fit(quote, keys_of(clause, after=after, skip=in_system), clause, in_system)
-        item = {"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote}
+        sure = CONFIDENCE[kind] - (0.15 if quote != sentence.strip() else 0) - (0.15 if not keys else 0)
+        item = {"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote,
+                "confidence": round(sure, 2)}
         if keys:   # none when every content word is the system prompt's: then only the verbatim quote counts
             item["keys"] = keys
         out.append(item)
@@ -234,21 +250,70 @@ def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dic
     return out
 
 
-def mission_of(ev: dict[str, Any], in_system=lambda term: False) -> dict[str, Any] | None:
+def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
+               later: bool = False) -> dict[str, Any] | None:
     """The first request: the quoted task's title, else the first own sentence that asks for
-    something, else the first sentence."""
+    something, else the first sentence. `later`: a later message's task, only a sentence that asks for
+    something and carries no constraint cue (that one is a constraint)."""
     text = ev["text"]
-    title = task_title(text)
+    title = None if later else task_title(text)
     sentences = own_sentences(text)
-    request = title or next((s for s in sentences if REQUEST.search(s)), None) or first_sentence(text)
+    request = title or next((s for s in sentences if REQUEST.search(s) and not (later and (cue(s) or DEPENDENT.search(s)))),
+                            None)
+    sure = 0.9 if title else 0.8 if request else 0.4
+    if request is None and not later:
+        request = first_sentence(text)
     if not request:
         return None
     clause, _ = _clause(request, 0)
     keys = _fit(text, keys_of(clause, skip=in_system), clause, in_system)
+    if later and keys:
+        held = [u for u in U.units(text) if U.together(u, U.keys_of(keys))]
+        if held and all(U.ended(u.scope) or U.goal_done(u.scope) for u in held):
+            return None   # "once it is cancelled, can you book ...": said as done, never in force
+        sure = 0.6   # a later task may be a passing remark; a person should look at it
     if keys:
-        return {"id": "m1", "from": ev["id"], "text": request, "keys": keys}
+        return {"id": id, "from": ev["id"], "text": request, "keys": keys, "confidence": sure}
+    if later:
+        return None   # a later task without words of its own to keep is not worth scoring
     # every content word is the system prompt's: the text itself is the key, so it must be one unit
-    return {"id": "m1", "from": ev["id"], "text": clause.strip()} if U.cooccur(text, [clause]) else None
+    return {"id": id, "from": ev["id"], "text": clause.strip(), "confidence": 0.5} if U.cooccur(text, [clause]) else None
+
+
+# A file a message points the agent to ("Read TASK.md and do what it says", "@prompts/fix.md"): a name with a
+# text-like extension, as the message writes it.
+PROMPT_FILE = re.compile(r"(?<![\w/.-])@?((?:[\w.-]+/)*[\w.-]+\.(?:md|txt|rst|org|markdown|prompt))\b", re.I)
+NUMBERED = re.compile(r"^\s*\d+[\t→]", re.M)    # a read tool's line numbers
+
+
+def prompt_file_mission(ev: dict[str, Any], events: list[dict[str, Any]], in_system) -> dict[str, Any] | None:
+    """The mission of a message that points to a file of instructions the agent then read: the request of that
+    file (its first sentence that asks for something), from the tool result that shows it. The message itself
+    ("Read TASK.md and do what it says. Really think hard about this.") says where the task is, not what it is."""
+    refs = [m.group(1) for m in PROMPT_FILE.finditer(strip_harness(ev["text"]))]
+    if not refs:
+        return None
+    calls = {c["id"]: c for e in events for c in e.get("calls") or ()}
+    start = next(i for i, e in enumerate(events) if e is ev)
+    for e in events[start + 1:]:
+        if e["role"] == "user" and substantive(e["text"]):
+            return None                                  # the user spoke again before the agent read it
+        call = calls.get(e.get("call") or "") if e["role"] == "tool" else None
+        if call is None or not e["text"].strip():
+            continue
+        args = " ".join(str(v) for v in (call.get("args") or {}).values() if isinstance(v, (str, list)))
+        if not any(ref.lstrip("./") in args for ref in refs) or _failure(e["text"], _command(call), None):
+            continue
+        plain = NUMBERED.sub("", e["text"])
+        sentences = [x for x in own_sentences(plain) if not x.lstrip().startswith("#")]
+        request = next((x for x in sentences if REQUEST.search(x)), None)
+        if request is None:
+            return None
+        clause, _ = _clause(request, 0)
+        keys = _fit(e["text"], keys_of(clause, skip=in_system), clause, in_system)
+        if keys:
+            return {"id": "m1", "from": e["id"], "text": request.strip(), "keys": keys, "confidence": 0.75}
+    return None
 
 
 # ---------------------------------------------------------------- facts: the artifact trail
@@ -275,8 +340,11 @@ EXCEPTION = re.compile(r"^\s*(?:E\s+)?(?:[\w.]+\.)?([A-Z]\w*(?:Error|Exception))
 COMPILER = re.compile(r"^\S+?:\d+(?::\d+)?:\s*(?:fatal )?error(?:\[\w+\])?:\s*(\S.*)$", re.I)
 ERROR_LINE = re.compile(r"^\s*(?:Error|ERROR|error|fatal|FATAL|E|npm ERR!)(?:\[\w+\])?(?::|\s)\s*(\S.*)$")
 TOOL_ERROR = re.compile(r"<tool_use_error>\s*(.*?)\s*(?:</tool_use_error>|$)")
-EDIT_ERROR = re.compile(r"\b(No replacement was performed|did not appear verbatim|Multiple occurrences|is required for command|"
-                        r"Invalid `?\w+`? parameter|CMake Error|Unable to locate|(?i:could not (?:find|load|open|resolve)))\b")
+EDIT_ERROR = re.compile(r"\b(CMake Error|Unable to locate|(?i:could not (?:find|load|open|resolve)))\b")
+# The agent misusing its editing tool (a replacement that matched nothing, a missing parameter): a fact about the
+# call, not about the work; such a result gives no fact.
+MISUSE = re.compile(r"\b(No replacement was performed|did not appear verbatim|Multiple occurrences|is required for "
+                    r"command|Invalid `?\w+`? parameter)\b")
 TEST_FAILED = re.compile(r"^\s*(?:FAILED|FAIL)\b\s*(\S.*)?$")
 TROUBLE = re.compile(r"\b(errors occurred|Segmentation fault|segfault|core dumped|timed out|Error \d+|failed with|"
                      r"(?:[Tt]ests?|[Bb]uild|[Cc]ompilation|[Ii]nstallation|[Cc]ommand) failed|"
@@ -512,8 +580,8 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
     in_system = _mentioned(system)
 
     def usable(keys: list[str], text: str) -> bool:
-        return (any(descriptive(k) for k in keys) and not any(stop_word(k) or in_system(k) for k in keys)
-                and U.cooccur(text, keys))
+        return (any(descriptive(k) for k in keys) and any(anchor(k) for k in keys)
+                and not any(stop_word(k) or in_system(k) for k in keys) and U.cooccur(text, keys))
 
     edits: dict[str, tuple[int, dict[str, Any]]] = {}
     failures: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
@@ -522,6 +590,8 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
         if call is None or not ev["text"].strip():
             continue
         text = ev["text"]
+        if MISUSE.search(text):
+            continue
         keys, edit_key = None, None
         if _is_edit(call) and not _failure(text, None, None):
             found = _edit_fact(call, text)
@@ -531,7 +601,8 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
             keys = _failure_fact(call, text, usable)
         if not keys:
             continue
-        fact = {"id": f"f-{ev['id']}", "from": ev["id"], "keys": keys}
+        fact = {"id": f"f-{ev['id']}", "from": ev["id"], "keys": keys,
+                "confidence": 0.9 if edit_key is not None else 0.7}
         if edit_key is not None:
             for other in [p for p in edits if _same_file(p, edit_key)]:
                 del edits[other]   # one fact per file: its last edit
@@ -544,6 +615,12 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
     room = MAX_FACTS - len(kept)
     kept += sorted(failures.values(), key=lambda x: x[0])[-room:] if room > 0 else []
     return [f for _, f in sorted(kept, key=lambda x: x[0])]
+
+
+def anchor(key: str) -> bool:
+    """A key that says where or what exactly: a path, `file:line`, an identifier. An error message alone ("1 failed,
+    11 passed") is not a fact: nothing in it says which test, file or call it was about."""
+    return any(_shape(w, False) >= 2 for w in key.split())
 
 
 def _mentioned(system: str):
@@ -569,9 +646,10 @@ def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, An
     users = [ev for ev in events if ev["role"] == "user" and substantive(ev["text"])]
     in_system = _mentioned(system)
     truth: dict[str, Any] = {}
-    mission = mission_of(users[0], in_system) if users else None
-    if mission:
-        truth["mission"] = [mission]
+    mission = (prompt_file_mission(users[0], events, in_system) or mission_of(users[0], in_system)) if users else None
+    tasks = [t for ev in users[1:] if (t := mission_of(ev, in_system, f"m-{ev['id']}", later=True))][-MAX_TASKS:]
+    if mission or tasks:
+        truth["mission"] = [x for x in (mission, *tasks) if x]
     constraints = [c for ev in users for c in constraints_of(ev, in_system)]
     if constraints:
         truth["constraints"] = constraints
