@@ -24,6 +24,8 @@ from bench.scoring.checks import SUMMARY, WORSE, Judge, Running, decide, point_v
 from bench.scoring.memo import Memo
 from bench.scoring.usage import Meter
 from bench.scoring.faults import Faults
+from bench.scoring.continuation import Continuation
+from bench.scoring.actor import offline_actor
 from bench.scoring.metrics import FAMILIES
 from bench.scoring.pricing import rates
 from bench.models import build as build_model
@@ -197,6 +199,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
     starts = sorted(c["request"] for c in compactions if c.get("ok"))
     judge = memo.judge(scenario, tok, cell.markers)
     faults = Faults(cell, judge, compactions)
+    nexts = Continuation(cell, judge, starts, memo, oracle)
     timeline = judge.timeline
     meter = Meter(sc.cache, memo.rates_for(sc.model, sc.cache))
     probes = sorted(scenario.probes, key=lambda p: timeline.pos.get(p.at, 0)) if sc.probes else []
@@ -217,6 +220,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
         prev = r
         meter.add(r)
         faults.add(r)
+        nexts.add(r)
         for o in others:
             o.add(r)
         if r.kind == "agent" and len(targets) < len(probes):
@@ -251,6 +255,10 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
                          "metric": next(m for m, c in SUMMARY.items() if c == x.column), "item": x.item,
                          "kind": "", "score": x.mean, "detail": x.detail()})
     scores.update(faults.columns())
+    agent = build_model(cell.agent).teach((offline_actor,))
+    cols, next_rows = await nexts.grade(agent, tok, {**base, "oracle": ""})
+    scores.update(cols)
+    rows.extend(next_rows)
     for o in others:
         scores.update(o.columns())
     if probes:
