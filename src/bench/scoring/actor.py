@@ -15,6 +15,7 @@ that is what the next-action score measures.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
@@ -57,6 +58,38 @@ def _pending(context: list[Message], tools: set) -> tuple[str, dict] | None:
     return None
 
 
+_SUBJECTS: dict[int, tuple[Any, str, tuple]] = {}
+_FOLLOWS: dict[tuple[int, int], tuple[Any, Any, tuple]] = {}
+
+
+def _known(call: Call) -> tuple[Any, str, tuple]:
+    """(call, its subject, its shape with the subject abstracted), once per call object: the calls of a session
+    are read again at every point."""
+    got = _SUBJECTS.get(id(call))
+    if got is None or got[0] is not call:
+        if len(_SUBJECTS) > 200_000:
+            _SUBJECTS.clear()
+        s = subject(call.args)
+        got = _SUBJECTS[id(call)] = (call, s, _shape(call, s))
+    return got
+
+
+def subject_of(call: Call) -> str:
+    return _known(call)[1]
+
+
+def _follow(c: Call, nxt: Call) -> tuple:
+    """The follow-up `nxt` of call `c`, with `c`'s subject abstracted, once per pair of call objects."""
+    got = _FOLLOWS.get((id(c), id(nxt)))
+    if got is None or got[0] is not c or got[1] is not nxt:
+        if len(_FOLLOWS) > 200_000:
+            _FOLLOWS.clear()
+        s = subject_of(c)
+        key = (nxt.tool, repr(_swap(nxt.args, s, "\0")) if s else repr(nxt.args))
+        got = _FOLLOWS[(id(c), id(nxt))] = (c, nxt, key)
+    return got[2]
+
+
 def subject(args: dict) -> str:
     """The item a call works on: its most specific argument value (a number, a path, a dotted name)."""
     leaves = [str(v) for v in _leaves(args) if SUBJECTY.search(str(v)) and len(str(v)) >= 3 and " " not in str(v)]
@@ -90,19 +123,31 @@ def _shape(c: Call, item: str) -> tuple:
     return (c.tool, repr(sorted(_swap(c.args, item, "\0").items())) if item else repr(sorted(c.args.items())))
 
 
+@lru_cache(maxsize=8192)
+def statement(text: str) -> str | None:
+    """The latest statement of a text about the work: the item said to be next, '' for "all done", None."""
+    if text.lstrip().startswith(MARKER):
+        return None
+    for line in reversed(text.splitlines()):
+        nxt = [x for x in NEXT.findall(line) if SUBJECTY.search(x)]
+        if nxt:
+            return nxt[-1].lstrip("#")
+        if ALL_DONE.search(line):
+            return ""
+    return None
+
+
 def _decide(context: list[Message]) -> tuple[str, dict] | None:
     calls = [(i, c) for i, m in enumerate(context) if m.role == "assistant" for c in m.calls]
     status = None                                        # (position, "done" | item) of the latest statement
-    for i, m in enumerate(context):
-        for part in m.segments():
-            if m.role == "tool" or part.text.lstrip().startswith(MARKER):
-                continue
-            for line in part.text.splitlines():
-                nxt = [x for x in NEXT.findall(line) if SUBJECTY.search(x)]
-                if nxt:
-                    status = (i, nxt[-1].lstrip("#"))
-                elif ALL_DONE.search(line):
-                    status = (i, "")
+    for i in range(len(context) - 1, -1, -1):
+        m = context[i]
+        if m.role == "tool":
+            continue
+        said = next((x for x in map(statement, (p.text for p in reversed(m.segments()))) if x is not None), None)
+        if said is not None:
+            status = (i, said)
+            break
     if status is not None:
         at, item = status
         if not item and not any(i > at for i, _ in calls):
@@ -114,23 +159,22 @@ def _decide(context: list[Message]) -> tuple[str, dict] | None:
     if not calls:
         return None
     _, last = calls[-1]
-    item = subject(last.args)
-    want = _shape(last, item)
+    _, item, want = _known(last)
     follow: Counter = Counter()
     newest: dict[tuple, int] = {}
     for k in range(len(calls) - 1):
         c, nxt = calls[k][1], calls[k + 1][1]
-        s = subject(c.args)
-        if _shape(c, s) == want:
-            key = (nxt.tool, repr(_swap(nxt.args, s, "\0")) if s else repr(nxt.args))
-            follow[key] += 1
-            newest[key] = k
+        if c.tool != last.tool or _known(c)[2] != want:
+            continue
+        key = _follow(c, nxt)
+        follow[key] += 1
+        newest[key] = k
     if not follow:
         return None
     best = max(follow, key=lambda key: (follow[key], newest[key]))
     k = newest[best]
     prev, nxt = calls[k][1], calls[k + 1][1]
-    s = subject(prev.args)
+    s = subject_of(prev)
     return nxt.tool, (_swap(nxt.args, s, item) if s else dict(nxt.args))
 
 
@@ -138,7 +182,7 @@ def _start(calls: list[tuple[int, Call]], item: str) -> tuple[str, dict] | None:
     """The first call made on the newest other item, with that item swapped for `item`."""
     firsts: dict[str, Call] = {}
     for _, c in calls:
-        s = subject(c.args)
+        s = subject_of(c)
         if s and s.lstrip("#") != item:
             firsts.setdefault(s, c)
     if not firsts:

@@ -11,6 +11,7 @@ checks.csv row named by compaction and request. The oracle never compacts, so it
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from typing import Any
 
@@ -56,6 +57,7 @@ class Faults:
         self.run: list[int] = []            # record positions of the current run of compacted agent requests
         self.progress = self._progress(judge.s)
         self.record_pos = {m.id: i for i, m in enumerate(judge.rendered)}
+        self.norms: dict[int, tuple[Message, str, list[str]]] = {}   # id(message) -> (it, normalised, long segments)
 
     @staticmethod
     def _progress(scenario: Any) -> list[int]:
@@ -92,8 +94,9 @@ class Faults:
                    and m.tag not in SUMMARY_TAGS and m.id != "system" and m.text.strip()]
         active = self.timeline.at(pos)
         if not written:
-            text = "\n".join(normalize(m.text) for m in msgs if m.id != "system")
-            held = [m for m in active.missions if all(normalize(k) in text for k in (m.keys or (m.text,)))]
+            texts = [self._norm(m)[0] for m in msgs if m.id != "system"]
+            held = [x for x in active.missions for keys in ([normalize(k) for k in (x.keys or (x.text,))],)
+                    if any(all(k in t for k in keys) for t in texts)]
             if active.missions and not held:
                 out.append(("missionless", "no summary, and no mission in force is held: "
                             + ", ".join(m.id for m in active.missions)))
@@ -129,17 +132,24 @@ class Faults:
         for m in msgs:
             if m.id == "system" or m.tag in SUMMARY_TAGS:
                 continue
-            for p in m.segments():
-                t = normalize(p.text)
-                if len(t) >= MIN_DUP:
-                    seen[t] += 1
-                    names.setdefault(t, m.id)
+            for t in self._norm(m)[1]:
+                seen[t] += 1
+                names.setdefault(t, m.id)
         many = [t for t, n in seen.items() if n > 1]
         if not many:
             return []
-        record = Counter(normalize(m.text) for m in self.judge.rendered[:pos])
-        dup = [names[t] for t in many if seen[t] > max(1, record.get(t, 0))]
+        record = _record_texts(self.judge)
+        dup = [names[t] for t in many if seen[t] > max(1, bisect_left(record.get(t, ()), pos))]
         return [("duplicate", "attached more than once: " + _ids(dup))] if dup else []
+
+    def _norm(self, m: Message) -> tuple[str, list[str]]:
+        """(the message's normalised text, its long segments normalised), once per message object."""
+        got = self.norms.get(id(m))
+        if got is None or got[0] is not m:
+            text = normalize(m.text)
+            segs = [t for t in ((text,) if not m.parts else (normalize(p.text) for p in m.parts)) if len(t) >= MIN_DUP]
+            got = self.norms[id(m)] = (m, text, segs)
+        return got[1], got[2]
 
     def columns(self) -> dict[str, Any]:
         kinds = Counter(f["kind"] for f in self.found)
@@ -149,6 +159,24 @@ class Faults:
         return [{**base, "check_point": f["n"] + 1, "point": "fault", "request": f["request"], "event": f["event"],
                  "metric": "fault", "item": f["kind"], "kind": "structural", "score": 1,
                  "detail": f"compaction {f['n']}: {f['detail']}"} for f in self.found]
+
+
+_RECORDS: dict[int, tuple[Any, dict[str, list[int]]]] = {}
+
+
+def _record_texts(judge: Any) -> dict[str, list[int]]:
+    """Each long normalised event text of a scenario's record -> the positions holding it, once per Judge."""
+    got = _RECORDS.get(id(judge))
+    if got is None or got[0] is not judge:
+        if len(_RECORDS) > 8:
+            _RECORDS.clear()
+        index: dict[str, list[int]] = {}
+        for i, m in enumerate(judge.rendered):
+            t = normalize(m.text)
+            if len(t) >= MIN_DUP:
+                index.setdefault(t, []).append(i)
+        got = _RECORDS[id(judge)] = (judge, index)
+    return got[1]
 
 
 def _ids(ids: Any) -> str:
