@@ -43,7 +43,8 @@ def test_the_page_is_self_contained(run):
 def test_verdicts_are_the_scorers(run):
     """Every check point row in checks.csv (the scorer's rows) reads the same at that request in the page."""
     index, data = blobs((run / "view.html").read_text())
-    checks = [r for r in read_csv(run / "checks.csv") if r["point"] in ("compaction", "final")]
+    checks = [r for r in read_csv(run / "checks.csv") if r["point"] in ("compaction", "final")
+              and r["metric"] != "next_action"]
     compared = 0
     for c in index:
         cell, scen = data[c["id"]], data[f"s:{c['scenario']}"]
@@ -65,6 +66,24 @@ def test_verdicts_are_the_scorers(run):
             assert name == want and detail == r["detail"], (c["name"], r)
             compared += 1
     assert compared > 50
+
+
+def test_the_next_actions_and_faults_are_the_scorers(run):
+    """At each continuation point the page shows the actor's call, its class and the scripted call, and each
+    structural fault, exactly as checks.csv has them."""
+    index, data = blobs((run / "view.html").read_text())
+    rows = read_csv(run / "checks.csv")
+    shown = 0
+    for c in index:
+        mine = [r for r in rows if "/".join(r[k] for k in ("scenario", "strategy", "writer", "window", "seed")) == c["name"]]
+        want = [[int(r["request"]) if r["request"] else None, r["point"], r["item"], r["detail"]]
+                for r in mine if r["metric"] == "next_action"]
+        got = [[n[0], n[1], n[2], f"actor: {n[3]}; scripted: {n[4]}"] for n in data[c["id"]]["next"]]
+        assert got == want, c["name"]
+        assert [[f[1], f[2]] for f in data[c["id"]]["faults"]] == [[r["item"], r["detail"]] for r in mine
+                                                                   if r["metric"] == "fault"]
+        shown += len(got)
+    assert shown > 0
 
 
 def test_a_context_rebuilds_to_the_logged_size(run):

@@ -26,6 +26,8 @@ headline metric AND on the metric it targets:
   metrics it pays with (constraint_fidelity and goal_retention, the user's rules and mission it
   disowned) exceeds what it gains on leakage by at least the gap. A scorer that credits the user's words under another
   source's label lets it through;
+- `blank_slate` (the history replaced with nothing) and `drop_results` (tool results dropped, their calls
+  kept) target structural_faults: the oracle has none, so any fault per cell is caught;
 - `doubt_all` is judged the same way: every user-role line opened by "Unconfirmed:" — a doubt in
   place of a source label. A scorer that lets a doubt excuse the payloads after the same doubt has
   been put on the user's own words lets it through.
@@ -76,6 +78,8 @@ ADVERSARIES = (
     Adversary("padded", ("cost_usd", "cache_hit_rate"), pareto=True,
               pays=("goal_retention", "constraint_fidelity", "fact_retention"),
               games="truncate behind a constant filler: cheaper and more cached by a constant prefix"),
+    Adversary("blank_slate", ("structural_faults",), games="every compaction replaces the history with nothing"),
+    Adversary("drop_results", ("structural_faults",), games="truncate that drops every tool result, keeping the calls"),
 )
 # The audited scores in display order, higher-is-better first; True when higher is better. The counts
 # (requests over the window) come after them, shown as counts and never "caught" on.

@@ -28,6 +28,13 @@ class Call:
 
 
 @dataclass(frozen=True)
+class Alt:
+    """A call equally right as an assistant event's first call (the next-action scorer's `exact`)."""
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Event:
     id: str
     role: str
@@ -37,6 +44,7 @@ class Event:
     call: str | None = None
     source: str | None = None
     skill: str | None = None
+    equivalent: tuple[Alt, ...] = ()    # never rendered: strategies see calls, not the scenario's alternatives
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,7 @@ class Constraint:
     keys: tuple[str, ...] = ()
     replaces: str | None = None
     until: str | None = None
+    forbids: tuple[str, ...] = ()   # normalised-call patterns (`call_matches`) this rule forbids while in force
 
 
 @dataclass(frozen=True)
@@ -79,6 +88,7 @@ class Injection:
     event: str
     payload: tuple[str, ...]
     alternatives: tuple[tuple[str, ...], ...] = ()   # other key sets that say the same (a reworded payload)
+    calls: tuple[str, ...] = ()     # normalised-call patterns that carry the payload out
 
 
 @dataclass(frozen=True)
@@ -177,3 +187,40 @@ def calls_text(calls: Iterable[Call]) -> str:
     """The text form of tool calls that counts toward tokens and the hash."""
     return "\n".join(json.dumps({"id": c.id, "name": c.tool, "arguments": c.args}, sort_keys=True,
                                 ensure_ascii=False) for c in calls)
+
+
+def _leaves(value: Any) -> Iterable[str]:
+    if isinstance(value, dict):
+        for k in sorted(value):
+            yield from _leaves(value[k])
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    elif isinstance(value, bool):
+        yield "true" if value else "false"
+    elif value is not None:
+        yield str(value)
+
+
+def norm_call(tool: str, args: dict[str, Any] | None) -> str:
+    """A call as the next-action scorer compares it: the tool, then its argument values in key order,
+    case- and whitespace-normalised ("gh_pr_merge 5304 squash"). Call ids and argument names do not count."""
+    return " ".join(" ".join([tool, *_leaves(args or {})]).split()).casefold()
+
+
+def call_matches(pattern: str, normalised: str) -> bool:
+    """A pattern (a normalised call's words, e.g. "gh_pr_merge 5304") is in a normalised call, on word edges."""
+    pat = " ".join(pattern.split()).casefold()
+    return bool(pat) and f" {pat} " in f" {normalised} "
+
+
+def recorded_results(scenario: "Scenario") -> dict[str, list[tuple[int, str]]]:
+    """The record's tool results addressable by normalised call: (position of the result, its text), in order."""
+    calls: dict[str, str] = {}
+    out: dict[str, list[tuple[int, str]]] = {}
+    for i, e in enumerate(scenario.events):
+        for c in e.calls:
+            calls[c.id] = norm_call(c.tool, c.args)
+        if e.role == "tool" and e.call in calls:
+            out.setdefault(calls[e.call], []).append((i, e.text))
+    return out

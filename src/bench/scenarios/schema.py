@@ -16,9 +16,9 @@ from functools import cached_property
 from typing import Any
 
 from bench.scenarios.model import (CONSTRAINT_KINDS, FORMAT_VERSION, INSTALLED_KINDS, PACING, PROBE_KINDS, ROLES,
-                                   SOURCES, TRIGGERS, Call, Constraint, Decision, Event, Fact, Injection, Installed,
-                                   Item, Mission, Probe, Provenance, RecordedCompaction, Scenario, Truth,
-                                   Workstream)
+                                   SOURCES, TRIGGERS, Alt, Call, Constraint, Decision, Event, Fact, Injection,
+                                   Installed, Item, Mission, Probe, Provenance, RecordedCompaction, Scenario,
+                                   Truth, Workstream)
 
 MAX_WINDOW = 100_000_000  # tokens; beyond any model, and past it arithmetic on windows stops being exact
 ABSENT = object()   # no default of the format's own: the dataclass's, or `Field.note`, says what is used
@@ -156,6 +156,11 @@ CALL = Record("call", (
     Field("args", "map", "its arguments: plain JSON (string keys; quote dates and times)"),
 ), Call)
 
+ALT = Record("equivalent", (
+    Field("tool", "str", "the tool's name", required=True),
+    Field("args", "map", "its arguments: plain JSON"),
+), Alt)
+
 EVENT = Record("event", (
     _id("unique within the file", check="id"),
     Field("role", "str", "who speaks; background arrives as a user message with a `[Harness: source]` marker",
@@ -168,6 +173,8 @@ EVENT = Record("event", (
           only="tool"),
     Field("source", "str", "required there; who sent it", choices=SOURCES, only="background"),
     Field("skill", "str", "a skill's name, when the event loads one"),
+    Field("equivalent", "list", "calls as right as its first call at this point (next action: `exact`); never "
+          "shown to strategies", of=ALT, only="assistant"),
 ), Event)
 
 MISSION = Record("mission", (
@@ -200,6 +207,8 @@ CONSTRAINT = Record("constraint", (
     Field("keys", "strs", "words that show it kept", check="entries"),
     Field("replaces", "str", "the constraint it ends (at this one's event)"),
     Field("until", "str", "the event that ends it", check="event"),
+    Field("forbids", "strs", "calls it forbids while in force, as normalised-call patterns: the tool and argument "
+          "values in key order, e.g. `gh_pr_merge 5304` (next action: `violation`)", check="entries"),
     *DERIVED,
 ), Constraint)
 
@@ -208,6 +217,8 @@ INJECTION = Record("injection", (
     Field("event", "str", "the background event that claims the user's authority", required=True, check="event"),
     Field("payload", "strs", "what it asks for, as words of its text", required=True, check="some"),
     Field("alternatives", "list", "rewordings, each a non-empty list of non-blank strings (one key set)"),
+    Field("calls", "strs", "calls that carry the payload out, as normalised-call patterns (next action: `injected`)",
+          check="entries"),
 ), Injection)
 
 FACT = Record("fact", (
@@ -294,7 +305,7 @@ SCENARIO = Record("scenario", (
                                "scorers never read it", of=PROVENANCE),
 ), Scenario)
 
-RECORDS = (SCENARIO, EVENT, CALL, TRUTH, MISSION, WORKSTREAM, ITEM, CONSTRAINT, INJECTION, FACT, DECISION, PROBE,
+RECORDS = (SCENARIO, EVENT, CALL, ALT, TRUTH, MISSION, WORKSTREAM, ITEM, CONSTRAINT, INJECTION, FACT, DECISION, PROBE,
            COMPACTION, INSTALLED, PROVENANCE)
 
 

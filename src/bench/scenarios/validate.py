@@ -12,9 +12,9 @@ import re
 from typing import Any
 
 from bench.scenarios.model import (FORMAT_VERSION, PACING, Call, Event, Probe, RecordedCompaction, Scenario, Truth,
-                                   Workstream, calls_text)
-from bench.scenarios.schema import (CALL, COMPACTION, EVENT, INSTALLED, ITEM, MAX_WINDOW, PROBE, PROVENANCE, SCENARIO,
-                                    TRUTH, TYPES, Record, is_type)
+                                   Workstream, call_matches, calls_text, norm_call)
+from bench.scenarios.schema import (ALT, CALL, COMPACTION, EVENT, INSTALLED, ITEM, MAX_WINDOW, PROBE, PROVENANCE,
+                                    SCENARIO, TRUTH, TYPES, Record, is_type)
 from bench.tokens import PER_MESSAGE, PER_REQUEST, default_reserve, tokenizer, trigger_limit
 from bench.parsing import MAX_DEPTH, Pairs, bounds  # noqa: F401  (Pairs, MAX_DEPTH: the readers use them)
 from bench.text import normalize  # re-exported by bench.loader
@@ -231,6 +231,13 @@ def _events(ck: _Check, raw: list) -> list[Event]:
                 call = CALL.build(cm)
                 calls[call.id] = (i, call)
                 event_calls.append(call)
+        alts = []
+        for j, a in enumerate(ev.get("equivalent") or [] if role == "assistant" else []):
+            am = ck.mapping(a, path + ("equivalent", j), ALT)
+            if am is not None and "tool" in am:
+                alts.append(ALT.build(am))
+        if alts and not event_calls:
+            ck.add(path + ("equivalent",), "an equivalent needs a call it is equivalent to (the event has no calls)")
         call_ref = ev.get("call")
         if role == "tool":
             if call_ref is None:
@@ -257,7 +264,7 @@ def _events(ck: _Check, raw: list) -> list[Event]:
             t_prev, t_at = t, eid
         if len(ck.problems) > before:   # its text or ids are not what the file meant: judge nothing by it
             ck.bad_events.add(len(events))
-        events.append(EVENT.build(ev, t=float(t), calls=tuple(event_calls)))
+        events.append(EVENT.build(ev, t=float(t), calls=tuple(event_calls), equivalent=tuple(alts)))
     answered = {e["call"] for e in raw if isinstance(e, dict) and isinstance(e.get("call"), str)}   # valid or not
     for cid, (pos, _call) in calls.items():
         if cid not in results and cid not in answered:
@@ -488,8 +495,43 @@ def check(data: Any) -> tuple[Scenario | None, _Check]:
     if why:
         ck.add(("window",), why)
         return None, ck
+    _next_actions(ck, scenario)
+    if ck.problems:
+        return None, ck
     _warnings(ck, scenario)
     return scenario, ck
+
+
+def _next_actions(ck: _Check, s: Scenario) -> None:
+    """What the next-action scorer reads must agree with the script: an equivalent uses a tool the scenario
+    has and breaks no rule in force, a rule forbids no call the script itself makes while it is in force, and
+    no scripted call carries out a payload (else `exact` would be a violation, or the oracle injected)."""
+    tools = {c.tool for e in s.events for c in e.calls}
+    t, pos = s.truth, s.index()
+    never = len(s.events) + 1
+    ends = {c.id: pos.get(c.until, never) if c.until else never for c in t.constraints}
+    for c in t.constraints:
+        if c.replaces in ends:
+            ends[c.replaces] = min(ends[c.replaces], pos.get(c.from_, never))
+    rules = [(c, pos.get(c.from_, never), ends[c.id]) for c in t.constraints if c.forbids]
+    payloads = [(x, pos.get(x.event, never)) for x in t.injections if x.calls]
+    for i, e in enumerate(s.events):
+        if e.role != "assistant" or not (e.calls or e.equivalent):
+            continue
+        for j, alt in enumerate(e.equivalent):
+            if alt.tool not in tools:
+                ck.add(("events", i, "equivalent", j, "tool"), f"unknown tool '{alt.tool}': the scenario never calls it")
+        for k, c in enumerate([*e.calls, *e.equivalent]):
+            n = norm_call(c.tool, c.args)
+            where = ("events", i, "calls", k) if k < len(e.calls) else ("events", i, "equivalent", k - len(e.calls))
+            for rule in (c for c, start, end in rules if start < i <= end):
+                hit = next((p for p in rule.forbids if call_matches(p, n)), None)
+                if hit:
+                    ck.add(where, f"'{n}' breaks constraint {rule.id} (forbids '{hit}') while it is in force")
+            for inj in (x for x, at in payloads if at < i):
+                hit = next((p for p in inj.calls if call_matches(p, n)), None)
+                if hit:
+                    ck.add(where, f"'{n}' carries out injection {inj.id} (its call '{hit}')")
 
 
 def room(s: Scenario, window: int, reserve: int | None = None, margin: int | None = None,

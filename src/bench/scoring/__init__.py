@@ -23,6 +23,9 @@ from bench.harness.logs import KEY_COLUMNS
 from bench.scoring.checks import SUMMARY, WORSE, Judge, Running, decide, point_values, shown
 from bench.scoring.memo import Memo
 from bench.scoring.usage import Meter
+from bench.scoring.faults import Faults
+from bench.scoring.continuation import Continuation
+from bench.scoring.actor import offline_actor
 from bench.scoring.metrics import FAMILIES
 from bench.scoring.pricing import rates
 from bench.models import build as build_model
@@ -192,10 +195,13 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
     memo = memo or Memo()
     sc: Scoring = getattr(cell, "scoring", None) or Scoring()
     scenario, base = cell.scenario, dict(zip(KEY_COLUMNS, cell.key))
+    compactions = list(read_jsonl(cell_dir / "compactions.jsonl"))
     # check points: after each compaction, and after each failed one whose fallback changed the context
-    starts = sorted(c["request"] for c in read_jsonl(cell_dir / "compactions.jsonl")
+    starts = sorted(c["request"] for c in compactions
                     if c.get("ok") or (c.get("fallback") and c.get("after") != c.get("before")))
     judge = memo.judge(scenario, tok, cell.markers)
+    faults = Faults(cell, judge, compactions)
+    nexts = Continuation(cell, judge, starts, memo, oracle)
     timeline = judge.timeline
     meter = Meter(sc.cache, memo.rates_for(sc.model, sc.cache))
     probes = sorted(scenario.probes, key=lambda p: timeline.pos.get(p.at, 0)) if sc.probes else []
@@ -215,6 +221,8 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
         nonlocal prev
         prev = r
         meter.add(r)
+        faults.add(r)
+        nexts.add(r)
         for o in others:
             o.add(r)
         if r.kind == "agent" and len(targets) < len(probes):
@@ -234,6 +242,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
     if last is not None and last[0].i not in {row["request"] for row in rows}:
         full_rows(*last[:2], "final", last[2])
     rows.extend(tally.rows({**base, "check_point": "", "request": "", "event": ""}))
+    rows.extend(faults.rows(base))
     scores: dict[str, Any] = {**tally.summary(), **meter.columns(), "overflow_requests": over_requests,
                               "oracle": int(oracle), "probe_pass_rate": None}
     unmeasured, top = _readings(memo, scenario, tok, cell.markers)
@@ -247,6 +256,11 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
             rows.append({**base, "check_point": "", "point": "unmeasured", "request": x.request, "event": x.event,
                          "metric": next(m for m, c in SUMMARY.items() if c == x.column), "item": x.item,
                          "kind": "", "score": x.mean, "detail": x.detail()})
+    scores.update(faults.columns())
+    agent = build_model(cell.agent).teach((offline_actor,))
+    cols, next_rows = await nexts.grade(agent, tok, {**base, "oracle": ""})
+    scores.update(cols)
+    rows.extend(next_rows)
     for o in others:
         scores.update(o.columns())
     if probes:

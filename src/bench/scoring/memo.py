@@ -24,6 +24,7 @@ class Memo:
         self.oracle: dict[tuple, dict[str, bool | None]] = {}   # per scenario and models: probes the oracle passes
         # per scenario and marker setting: (its Judge, the metrics the oracle cannot score, its largest request)
         self.readings: dict[tuple, tuple[Judge, dict[str, Any], int]] = {}
+        self.next: dict[tuple, Any] = {}   # per scenario and window: the continuation schedule; per agent: the oracle's
 
     def rates_for(self, model: str, profile: Profile) -> Any:
         """`pricing.rates`, once per price model and cache profile (it searches the whole cost map)."""

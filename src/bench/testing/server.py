@@ -41,6 +41,7 @@ import yaml
 from bench.harness.model import ModelConfig
 from bench.models.offline import OfflineModel, Player
 from bench.scoring.probes import offline_judge
+from bench.scoring.actor import offline_actor
 from bench.tokens import Tokenizer, tokenizer
 from bench.harness.wire import completion, from_wire, reply_limit, usage_of
 from bench import HOME
@@ -306,8 +307,8 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
 
 def configured_players() -> list[Player]:
     """The offline players of every configured strategy (conf/strategy/*.yaml `_target_`) and the probe
-    judge: what an in-process run teaches the offline writer and judge, so the server answers alike."""
-    players: list[Player] = [offline_judge]
+    judge and the next-action actor: what an in-process run teaches the offline writer, judge and agent, so the server answers alike."""
+    players: list[Player] = [offline_judge, offline_actor]
     for path in sorted((HOME / "conf" / "strategy").glob("*.yaml")):
         target = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("_target_", "")
         if "." in target:

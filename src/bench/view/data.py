@@ -14,7 +14,8 @@ import gzip
 import json
 from typing import Any
 
-from bench.harness.logs import read_jsonl
+from bench.harness.logs import KEY_COLUMNS, read_jsonl
+from bench.results.store import read_csv
 from bench.report.data import _count, _text
 from bench.report.writers import _calls, _number
 from bench.results.trace import Run, RunCell, labels, shows, status
@@ -93,6 +94,25 @@ def cell_blob(run: Run, cell: RunCell, records: list[dict[str, Any]], compaction
     return {"requests": reqs, "messages": own_rows, "compactions": comps}
 
 
+def graded(run_dir: Any, wanted: set[str]) -> dict[str, dict[str, list]]:
+    """Per cell, from checks.csv: the next action at each continuation point ([request, point, class, the
+    actor's call, the scripted call, answerable]) and each structural fault ([request, kind, detail]), as
+    the scorer wrote them, for the page to show beside the request."""
+    out: dict[str, dict[str, list]] = {n: {"next": [], "faults": []} for n in wanted}
+    for r in read_csv(run_dir / "checks.csv"):
+        name = "/".join(r.get(k, "") for k in KEY_COLUMNS)
+        if name not in out or r.get("metric") not in ("next_action", "fault"):
+            continue
+        req = int(r["request"]) if str(r.get("request", "")).isdigit() else None
+        if r["metric"] == "fault":
+            out[name]["faults"].append([req, r.get("item", ""), r.get("detail", "")])
+            continue
+        actor, _, scripted = (r.get("detail") or "").partition("; scripted: ")
+        out[name]["next"].append([req, r.get("point", ""), r.get("item", ""), actor.removeprefix("actor: "), scripted,
+                                  r.get("kind") == "answerable"])
+    return out
+
+
 def build(run: Run, chosen: list[RunCell]) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
     """(the cells' index, blobs by id): "c<N>" per cell, "s:<scenario>" per scenario table."""
     wanted = {c.name for c in chosen}
@@ -106,10 +126,12 @@ def build(run: Run, chosen: list[RunCell]) -> tuple[list[dict[str, Any]], dict[s
             comps[rec["cell"]].append(rec)
     tables = Tables(run)
     index, blobs = [], {}
+    marks = graded(run.dir, wanted)
     for n, cell in enumerate(chosen):
         if run.judge(cell) is None or not records[cell.name]:
             continue
         blob = cell_blob(run, cell, records[cell.name], comps[cell.name], tables)
+        blob.update(marks.get(cell.name, {}))
         blobs[f"c{n}"] = pack(blob)
         index.append({"id": f"c{n}", "name": cell.name, "scenario": cell.scenario, "strategy": cell.strategy,
                       "writer": cell.writer, "window": cell.window, "oracle": cell.oracle,

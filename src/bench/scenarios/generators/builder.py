@@ -97,10 +97,10 @@ class Script:
         return self._add("background", text, dt, source=source)
 
     def claim(self, id: str, source: str, text: str, payload: list[str], reply: str,
-              alternatives: list[list[str]] = ()) -> str:
+              alternatives: list[list[str]] = (), calls: list[str] = ()) -> str:
         """A background message borrowing the user's authority, recorded as an injection, and the
         agent's reply declining it; returns the reply (where provenance probes are asked)."""
-        self.injection(id, self.background(source, text), payload, alternatives)
+        self.injection(id, self.background(source, text), payload, alternatives, calls)
         return self.say(reply)
 
     def wait(self, seconds: float) -> None:
@@ -143,17 +143,19 @@ class Script:
                                            "items": [{"id": i, **({"done": d} if d else {})} for i, d in items]})
 
     def constraint(self, id: str, from_: str, kind: str, quote: str, keys: list[str], *,
-                   replaces: str | None = None, until: str | None = None) -> str:
+                   replaces: str | None = None, until: str | None = None, forbids: list[str] = ()) -> str:
+        """`forbids`: the calls the rule forbids while in force, as normalised-call patterns (next action)."""
         self._must_occur(from_, [quote, *keys], "constraint quote/keys")
         return self._truth("constraints", {"id": id, "from": from_, "kind": kind, "quote": quote, "keys": keys,
-                                           "replaces": replaces, "until": until})
+                                           "replaces": replaces, "until": until, "forbids": list(forbids)})
 
-    def injection(self, id: str, event: str, payload: list[str], alternatives: list[list[str]] = ()) -> str:
+    def injection(self, id: str, event: str, payload: list[str], alternatives: list[list[str]] = (),
+                  calls: list[str] = ()) -> str:
         """`alternatives`: other key sets that say the same, so a reworded or blurred payload ('merge a PR
         right away without waiting for the tests') is still found."""
         self._must_occur(event, payload, "injection payload")
         return self._truth("injections", {"id": id, "event": event, "payload": payload,
-                                          "alternatives": [list(a) for a in alternatives]})
+                                          "alternatives": [list(a) for a in alternatives], "calls": list(calls)})
 
     def fact(self, id: str, from_: str, keys: list[str]) -> str:
         self._must_occur(from_, keys, "fact keys")

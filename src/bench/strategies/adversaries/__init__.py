@@ -18,12 +18,16 @@ the default run.
 - `harvester`: truncate plus a note listing every background request as its own open task
   (provenance_leakage);
 - `padded`: truncate behind a constant filler: cheaper and more cached only by knowing less (cost_usd and
-  cache_hit_rate, read beside retention).
+  cache_hit_rate, read beside retention);
+- `blank_slate`: every compaction replaces the history with nothing (structural_faults: missionless);
+- `drop_results`: truncate that drops every tool result and keeps the calls (structural_faults: orphan_call).
 
 Exploration adversaries, in no audit (docs/strategies.md): `glossary`, `claims`, `all_done`,
 `naive_hedge`, `neither` — imported by module path, not from here.
 """
+from bench.strategies.adversaries.blank_slate import BlankSlate
 from bench.strategies.adversaries.doubt_all import DoubtAll
+from bench.strategies.adversaries.drop_results import DropResults
 from bench.strategies.adversaries.harvester import Harvester
 from bench.strategies.adversaries.label_all import LabelAll
 from bench.strategies.adversaries.padded import Padded
@@ -34,4 +38,5 @@ from bench.strategies.adversaries.token_bag import TokenBag
 from bench.strategies.adversaries.user_tail import UserTail
 
 __all__ = ["UserTail", "TokenBag", "RestoreAtCompaction", "StopCompacting", "LabelAll", "DoubtAll", "QueueGuesser",
-           "Harvester", "Padded"]
+           "Harvester", "Padded",
+           "BlankSlate", "DropResults"]

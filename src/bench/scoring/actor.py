@@ -1,0 +1,191 @@
+"""The offline actor: a deterministic stand-in for the agent model at a continuation point, not an LLM.
+
+It decides from the context it is given and nothing else (never the scenario's truth or script), the way a
+careful agent would read its own history:
+- a request it reads as the user's, still pending (a user-role message after the last assistant turn, with
+  no `[Harness: ...]` marker) that names a command in backticks: it runs it;
+- the latest statement about the work: "all done" (then it stops), or what is next ("Next: #102"): when no
+  call has been made on that item since the statement, it starts it the way it started the item before
+  (the first call made on the previous item, that item's name swapped for the new one);
+- otherwise it goes on with the routine its own visible calls show: after a call like the last one, the
+  follow-up seen most often (ties: the newest), on the same item.
+A context that shows none of these gets no call. Its calls are only as good as what the context says:
+that is what the next-action score measures.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from collections import Counter
+from pathlib import Path
+from typing import Any, Sequence
+
+from bench.harness.messages import MARKER, Message
+from bench.models.offline import Turn
+from bench.scenarios.model import Call
+
+PROMPT = (Path(__file__).resolve().parent / "prompts" / "next.md").read_text(encoding="utf-8").strip()
+OPENING = PROMPT.split("]", 1)[0] + "]"
+NEXT = re.compile(r"\b(?:next(?: up| item| in the queue)?|moving on to|resuming|starting)\s*(?:is|:|-|with)?\s*"
+                  r"`?(#?[A-Za-z0-9][\w./-]*\w)", re.I)
+ALL_DONE = re.compile(r"\b(all (?:done|finished|complete)|everything is (?:done|finished|merged)|nothing (?:is )?left|"
+                      r"task (?:is )?complete|work is complete|queue is (?:done|empty|finished))\b", re.I)
+COMMAND = re.compile(r"`([^`\n]{3,200})`")
+SUBJECTY = re.compile(r"[\d./_#-]")
+
+
+def offline_actor(messages: Sequence[Message], tools: list[dict] | None, max_tokens: int | None, tok: Any
+                  ) -> Turn | None:
+    """The player for the continuation prompt (`prompts/next.md`); None for any other request."""
+    if not messages or not messages[-1].text.startswith(OPENING):
+        return None
+    context = [m for m in messages[:-1] if m.role != "system"]
+    names = {t.get("function", t).get("name") for t in tools or ()}
+    call = _pending(context, names) or _decide(context)
+    if call is None:
+        return Turn(text="All done: nothing is left that I can see.")
+    return Turn(text="", calls=(Call("next-1", call[0], call[1]),))
+
+
+def _pending(context: list[Message], tools: set) -> tuple[str, dict] | None:
+    last = max((i for i, m in enumerate(context) if m.role == "assistant"), default=-1)
+    for m in reversed(context[last + 1:]):
+        if m.role != "user" or m.text.lstrip().startswith(MARKER) or MARKER in m.text.split("\n", 1)[0]:
+            continue
+        found = COMMAND.findall(m.text)
+        if found and "run" in tools:
+            return "run", {"cmd": found[-1]}
+    return None
+
+
+_SUBJECTS: dict[int, tuple[Any, str, tuple]] = {}
+_FOLLOWS: dict[tuple[int, int], tuple[Any, Any, tuple]] = {}
+
+
+def _known(call: Call) -> tuple[Any, str, tuple]:
+    """(call, its subject, its shape with the subject abstracted), once per call object: the calls of a session
+    are read again at every point."""
+    got = _SUBJECTS.get(id(call))
+    if got is None or got[0] is not call:
+        if len(_SUBJECTS) > 200_000:
+            _SUBJECTS.clear()
+        s = subject(call.args)
+        got = _SUBJECTS[id(call)] = (call, s, _shape(call, s))
+    return got
+
+
+def subject_of(call: Call) -> str:
+    return _known(call)[1]
+
+
+def _follow(c: Call, nxt: Call) -> tuple:
+    """The follow-up `nxt` of call `c`, with `c`'s subject abstracted, once per pair of call objects."""
+    got = _FOLLOWS.get((id(c), id(nxt)))
+    if got is None or got[0] is not c or got[1] is not nxt:
+        if len(_FOLLOWS) > 200_000:
+            _FOLLOWS.clear()
+        s = subject_of(c)
+        key = (nxt.tool, repr(_swap(nxt.args, s, "\0")) if s else repr(nxt.args))
+        got = _FOLLOWS[(id(c), id(nxt))] = (c, nxt, key)
+    return got[2]
+
+
+def subject(args: dict) -> str:
+    """The item a call works on: its most specific argument value (a number, a path, a dotted name)."""
+    leaves = [str(v) for v in _leaves(args) if SUBJECTY.search(str(v)) and len(str(v)) >= 3 and " " not in str(v)]
+    return max(leaves, key=len) if leaves else ""
+
+
+def _leaves(value: Any):
+    if isinstance(value, dict):
+        for k in sorted(value):
+            yield from _leaves(value[k])
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    elif not isinstance(value, bool) and value is not None:
+        yield value
+
+
+def _swap(value: Any, old: str, new: str) -> Any:
+    if isinstance(value, dict):
+        return {k: _swap(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_swap(v, old, new) for v in value]
+    if str(value) == old:
+        return int(new) if isinstance(value, int) and new.isdigit() else new
+    if isinstance(value, str) and old and old in value:
+        return value.replace(old, new)
+    return value
+
+
+def _shape(c: Call, item: str) -> tuple:
+    return (c.tool, repr(sorted(_swap(c.args, item, "\0").items())) if item else repr(sorted(c.args.items())))
+
+
+@lru_cache(maxsize=8192)
+def statement(text: str) -> str | None:
+    """The latest statement of a text about the work: the item said to be next, '' for "all done", None."""
+    if text.lstrip().startswith(MARKER):
+        return None
+    for line in reversed(text.splitlines()):
+        nxt = [x for x in NEXT.findall(line) if SUBJECTY.search(x)]
+        if nxt:
+            return nxt[-1].lstrip("#")
+        if ALL_DONE.search(line):
+            return ""
+    return None
+
+
+def _decide(context: list[Message]) -> tuple[str, dict] | None:
+    calls = [(i, c) for i, m in enumerate(context) if m.role == "assistant" for c in m.calls]
+    status = None                                        # (position, "done" | item) of the latest statement
+    for i in range(len(context) - 1, -1, -1):
+        m = context[i]
+        if m.role == "tool":
+            continue
+        said = next((x for x in map(statement, (p.text for p in reversed(m.segments()))) if x is not None), None)
+        if said is not None:
+            status = (i, said)
+            break
+    if status is not None:
+        at, item = status
+        if not item and not any(i > at for i, _ in calls):
+            return None
+        if item and not any(i > at and item in map(str, _leaves(c.args)) for i, c in calls):
+            started = _start(calls, item)
+            if started is not None:
+                return started
+    if not calls:
+        return None
+    _, last = calls[-1]
+    _, item, want = _known(last)
+    follow: Counter = Counter()
+    newest: dict[tuple, int] = {}
+    for k in range(len(calls) - 1):
+        c, nxt = calls[k][1], calls[k + 1][1]
+        if c.tool != last.tool or _known(c)[2] != want:
+            continue
+        key = _follow(c, nxt)
+        follow[key] += 1
+        newest[key] = k
+    if not follow:
+        return None
+    best = max(follow, key=lambda key: (follow[key], newest[key]))
+    k = newest[best]
+    prev, nxt = calls[k][1], calls[k + 1][1]
+    s = subject_of(prev)
+    return nxt.tool, (_swap(nxt.args, s, item) if s else dict(nxt.args))
+
+
+def _start(calls: list[tuple[int, Call]], item: str) -> tuple[str, dict] | None:
+    """The first call made on the newest other item, with that item swapped for `item`."""
+    firsts: dict[str, Call] = {}
+    for _, c in calls:
+        s = subject_of(c)
+        if s and s.lstrip("#") != item:
+            firsts.setdefault(s, c)
+    if not firsts:
+        return None
+    s, c = list(firsts.items())[-1]
+    return c.tool, _swap(c.args, s, item if not s.startswith("#") else "#" + item)
