@@ -390,8 +390,8 @@ def _denied(scope: str, keys: tuple[U.Key, ...]) -> bool:
         for o in keys:
             if o is not k:
                 for a, b in o.spans(plain):
-                    plain = plain[:a] + "_" * (b - a) + plain[b:]
-        if not _proposed(plain, k):
+                    plain = plain[:a] + " " * (b - a) + plain[b:]
+        if k.spans(plain) and not _proposed(plain, k):
             return True
     return False
 
