@@ -317,7 +317,10 @@ def clause_of(u: "Unit", keys: Iterable) -> "Unit":
 SET_BEFORE = re.compile(r"(?:\b(?:instead of|rather than|over|against|not|rejected|ruled out|dropped|not chosen|"
                         r"no|never|vs\.?)\s*[:(]?\s*$)")
 SET_LABEL = re.compile(r"\b(?:rejected|ruled out|dropped|not chosen|rejected options?|against|instead of)\s*[:(]\s*$")
-NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b")
+# the same closed class in the other languages summaries are written in (German, Spanish, French, Chinese):
+# function words, not vocabulary, so a summary in another language sets an option aside the same way
+NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot|kein\w*|nicht|nie|niemals|nunca|jam[aá]s|sin|ni|sans|"
+                          r"jamais|pas)\b|n['’]t\b|[不没別别勿]")
 AUX = (r"(?:(?:idea|option|proposal|plan|approach|switch|route|path|suggestion|transport)\s+)?"
        r"(?:(?:is|are|was|were|has|have|had|been|being|got|gets|also|then|already|now|can|could|should|shall|will|"
        r"would|must|may|might|does|do|did)\s+)*")
@@ -976,6 +979,9 @@ NEXT_OF_BEFORE = re.compile(r"(?:\b(?:is|are|comes?|goes|go)\s+$)")
 NEXT_AFTER = re.compile(r"^\s*(?:after|following)\b")
 
 
+TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
+
+
 def claims(scope: str, items: Items) -> set[tuple[str, str]]:
     """What a unit says about the position in a workstream: (item, 'done' | 'next') pairs.
 
@@ -996,8 +1002,15 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
         for m in pattern.finditer(scope):
             if kind == "done" and NOT_YET.search(" ".join(scope[:m.start()].split()[-4:])):
                 continue
-            after = [f for f in found if f[0] >= m.end()]
-            before = [f for f in found if f[1] <= m.start()]
+            # a marker is tied to an item of its own clause (a dash or semicolon ends it): '... pick the queue
+            # back up where I left off - #5326 was merged' says nothing of #5326 being next; a clause with a
+            # marker and no item comments on the one before it ('#101 - done')
+            lo = max((x.end() for x in TIE_BREAK.finditer(scope, 0, m.start())), default=0)
+            hi = next((x.start() for x in TIE_BREAK.finditer(scope, m.end())), len(scope))
+            after = [f for f in found if m.end() <= f[0] < hi]
+            before = [f for f in found if lo <= f[0] and f[1] <= m.start()]
+            if not after and not before:
+                before = [f for f in found if f[1] <= m.start()]
             near_after = min(after, key=lambda f: f[0] - m.end()) if after else None
             near_before = max(before, key=lambda f: f[1]) if before else None
             if kind == "done" and DONE_LABEL.match(scope[m.end():]) and LABEL_START.search(scope[:m.start()]):
@@ -1024,6 +1037,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                     out.add((pick[2], kind))
                 continue
             options = [f for f in (near_after, near_before) if f is not None]
+            if not options:
+                continue
             gap = lambda f: f[0] - m.end() if f[0] >= m.end() else m.start() - f[1]   # noqa: E731
             out.add((min(options, key=gap)[2], kind))
     return out
