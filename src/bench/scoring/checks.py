@@ -321,10 +321,16 @@ class Judge:
             # said in one sentence, so keys spread over the sentences of a line are not its paraphrase
             same = lambda u: (u.sentence and quote not in u.scope and not U.ended(u.scope)   # noqa: E731
                               and U.same_rule(u.scope, kind, quote, keys))
-            if some(keys, same, mine, denials=False):
+            # a rule pinned by two anchors or more (paths, ids) is recognised without one plain word of three
+            # keys or more ('Kofi signs off billing/, migrations/ and auth/ changes' for 'anything touching
+            # billing/, migrations/ or auth/'), as a goal is; the anchors and the rule's kind must stay
+            forms = [keys] + [tuple(x for x in keys if x is not k) for k in keys
+                              if len(keys) >= 3 and not k.anchors and sum(bool(x.anchors) for x in keys) >= 2]
+            stated = lambda u: same(u) and bool(U.RULE[kind].search(u.scope) or U.RULE_HEAD.search(u.scope))  # noqa: E731
+            if some(keys, same, mine, denials=False) or any(some(f, stated, mine, denials=False) for f in forms[1:]):
                 h.constraints[cid] = 0.5
                 h.held.add(cid)
-            elif mine and cid in self.endable and some(keys, same):
+            elif mine and cid in self.endable and (some(keys, same) or any(some(f, stated) for f in forms[1:])):
                 h.held.add(cid)                    # stated as in force, under whatever source
         for fid, keys in self.facts:     # a detail the unit denies ('c078d9614 was ruled out as the first bad commit') is not kept
             if fid in near and some(keys, lambda u: not _denied(u.scope, keys)):
