@@ -93,7 +93,10 @@ NEAR_NEGATION = re.compile(r"\b(not|no|never|neither|nor|nobody)\b|n['’]t\b")
 REFUSAL = re.compile(r"\b(ignor\w*|refus\w*|reject\w*|declin\w*|disregard\w*|dismiss\w*|not acting|won['’]t act|"
                      r"claim\w*|purport\w*|pretend\w*|impersonat\w*|forged|spoof\w*|suspicious|unverified|"
                      r"unconfirmed|not an instruction|not a request|other than|holding|on hold|awaiting|"
-                     r"waiting for (?:\w+ )?(?:confirmation|an answer|approval)|(?:to|until \w+) confirms?|"
+                     r"waiting for (?:\w+ )?(?:confirmation|an answer|approval)|to confirm|"
+                     # 'until Dana confirms' holds a request only after a verb of holding ('parked until Dana
+                     # confirms'); alone it is a rule's own bound ('stop the plan until I confirm')
+                     r"(?:park|pend|defer|shelv)\w*[^.;:]{0,40}until \w+ confirms?|"
                      r"asked \w+ whether|without (?:\w+['’]s )?(?:confirmation|approval)|signed ['\"])")
 # What reports a request as someone's claim or a doubt, not as a proposal of one's own.
 DOUBT = re.compile(r"\b(claim\w*|purport\w*|pretend\w*|impersonat\w*|forged|spoof\w*|suspicious|unverified|"
@@ -585,7 +588,7 @@ def goal_done(scope: str) -> bool:
 RULE_CUES = {
     "ban": r"never|not|no|nothing|none|nobody|no one|avoid\w*|forbid\w*|prohibit\w*|ban\w*|stop|keep|only|until|"
            r"unless|without|wait\w*|before|leave|hold off|off-limits|off limits|no-go|frozen|freeze|read-only|readonly|"
-           r"hands off|locked",
+           r"hands off|locked|approv\w*|consent|permission|first",
     "must": r"must|always|need to|needs to|needed|required|requires?|make sure|ensure|only|until|before|after|first|"
             r"strict|strictly|keep|wait\w*|unless|every|each|never|not|no|should|have to|has to|fixed",
     "reporting": r"only|when|ask|ping|tell|notify|report\w*|come to|contact|check with|flag|post|update|summary|"
@@ -627,6 +630,7 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     comparing polarity (the parity of negation cues). The keys themselves are left out ('sign-off' is no
     reporting cue of its own). This is a lexical reading: it tells a kept rule from a lost or turned one
     in the common phrasings, and a judged probe is what tests a paraphrase's meaning."""
+    told = kind == "must" and any(imperative(scope, k) and imperative(quote, k) for k in keys)
     if keys:
         for k in keys:
             scope, quote = without(scope, k), without(quote, k)
@@ -642,13 +646,25 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
                 return False
             # under a heading or label that names it a rule ('Rules: byte-for-byte identical shapes'), a
             # statement of the quote's polarity is the rule
-            return bool(RULE[kind].search(scope)) or bool(RULE_HEAD.search(scope)) and polarity(scope) == polarity(quote)
+            return bool(RULE[kind].search(scope)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
     elif kind == "authorization":
         if RULE[kind].search(quote) and not DENIAL.search(quote):
             return bool(RULE[kind].search(scope)) and not DENIAL.search(scope)
     elif kind == "preference" and not DENIAL.search(quote):
         return not DENIAL.search(scope)
     return polarity(scope) == polarity(quote)
+
+
+# What may stand before an imperative: the start of a clause, a label, a condition closed by a comma ('If the
+# 5xx rate stays above 2%, roll that service back'), 'always' / 'then' / 'please'.
+IMPERATIVE_LEAD = re.compile(r"(?:^|[␞:;.!?]\s*|,\s+)(?:(?:always|then|please|just|and)\s+)*$")
+
+
+def imperative(text: str, key: "Key | str") -> bool:
+    """Whether `key` (an action: 'roll that service back') opens its clause as an order. A must whose quote
+    orders its key and whose paraphrase orders it too states the same obligation without a must-word."""
+    spans = key.spans(text) if isinstance(key, Key) else [m.span() for m in re.finditer(re.escape(key), text)]
+    return any(IMPERATIVE_LEAD.search(text[:a]) for a, _ in spans)
 
 
 def polarity(text: str) -> bool:
@@ -977,8 +993,13 @@ def latest_claims(units_: Iterable[Unit], items: Items, state: dict[str, str] | 
 # is next (or that X is done and something else follows); any other 'next' points at what follows it.
 NEXT_OF_BEFORE = re.compile(r"(?:\b(?:is|are|comes?|goes|go)\s+$)")
 NEXT_AFTER = re.compile(r"^\s*(?:after|following)\b")
+NEXT_ENDS = re.compile(r"^\s*(?:[,.;!?)]|$)")         # 'next' closing its clause is said of what came before it
 
 
+# A finished action on the item in a clause of time: 'after merging #104', 'having reviewed #104', 'once #104 was
+# merged' (past tense: a report, not a condition).
+AFTER_DOING = re.compile(r"\b(?:after|having)\s+([a-z]+(?:ing|ed))\s+(?:(?:pr|pull request|the|ticket)\s+)?$")
+PAST_COPULA = re.compile(r"\b(?:was|were|had been|has been|have been|had)\s+(?:\w+\s+)?$")
 TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
 
 
@@ -998,10 +1019,15 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
         first = min((f for f in found if f[0] >= text_at), default=None)
         if first is not None:
             out.add((first[2], "doing"))
+    for f in found:         # 'after merging #104': the action before the item is finished
+        g = AFTER_DOING.search(scope[:f[0]])
+        if g and g.group(1) not in NOT_DOING:
+            out.add((f[2], "done"))
     for kind, pattern in (("done", DONE), ("next", NEXT)):
         for m in pattern.finditer(scope):
-            if kind == "done" and NOT_YET.search(" ".join(scope[:m.start()].split()[-4:])):
-                continue
+            if kind == "done" and NOT_YET.search(" ".join(scope[:m.start()].split()[-4:])) \
+                    and not PAST_COPULA.search(scope[:m.start()]):
+                continue        # a plan or a condition; 'once #104 was merged' reports it done
             # a marker is tied to an item of its own clause (a dash or semicolon ends it): '... pick the queue
             # back up where I left off - #5326 was merged' says nothing of #5326 being next; a clause with a
             # marker and no item comments on the one before it ('#101 - done')
@@ -1029,8 +1055,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                 if NEXT_AFTER.match(scope[m.end():]):     # 'users is next after auth', 'next after auth: users'
                     ahead = sorted(after)
                     pick = near_before or (ahead[1] if len(ahead) > 1 else None)
-                elif NEXT_OF_BEFORE.search(scope[max(0, m.start() - 12):m.start()]):   # '#5306 is next'
-                    pick = near_before or near_after
+                elif NEXT_OF_BEFORE.search(scope[max(0, m.start() - 12):m.start()]) or NEXT_ENDS.match(scope[m.end():]):
+                    pick = near_before or near_after    # '#5306 is next'; 'review #104 next, then ...'
                 else:
                     pick = near_after or near_before
                 if pick is not None:
