@@ -484,7 +484,10 @@ class Key:
                 if ws:
                     parts.append(r"[\s-]?".join(_inflected(w) for w in ws))
             gap = r"(?:\W+(?:\w+\W+){0,2}?|\W*)"      # at most two other words between
-            self._phrase = re.compile(gap.join(parts)) if parts else re.compile(r"(?!)")
+            pattern = gap.join(parts)
+            if len(parts) > 1:      # its last word as a label over the rest: 'Pagination: cursor-based'
+                pattern = rf"{pattern}|{parts[-1]}\s*:\s*(?:\w+\W+){{0,2}}?{gap.join(parts[:-1])}"
+            self._phrase = re.compile(pattern) if parts else re.compile(r"(?!)")
         return self._phrase
 
     def maybe(self, text: str) -> bool:

@@ -335,9 +335,9 @@ class Judge:
         for fid, keys in self.facts:     # a detail the unit denies ('c078d9614 was ruled out as the first bad commit') is not kept
             if fid in near and some(keys, lambda u: not _denied(u.scope, keys)):
                 h.facts.add(fid)
-        for did, keys, _ in self.decisions:
-            if did in near and some(keys, lambda u: not U.ended(u.scope) and all(_proposed(u.scope, k) for k in keys),
-                                    did in owned):
+        for did, keys, rejected in self.decisions:
+            if did in near and some(keys, lambda u: not U.ended(u.scope) and all(_proposed(u.scope, k) for k in keys)
+                                    and not _open(u.scope, keys, rejected), did in owned):
                 h.decisions.add(did)
         for eid, first in self.words:
             if first in text and spoken(first, [(u, v) for u, v in r.voiced if first in u.scope]):
@@ -385,6 +385,25 @@ def _proposed(scope: str, option: U.Key) -> bool:
     choice is shown as made: 'not logical replication, not pg_dump' names the options and says neither was
     chosen)."""
     return any(not U.set_against(scope, start, end) for start, end in option.spans(scope))
+
+
+UNDECIDED = re.compile(r"\b(?:undecided|tbd|to be decided|not (?:yet )?(?:decided|settled)|open question|still open)\b")
+ALTERNATIVE = re.compile(r"\b(?:or|vs\.?|versus)\b")
+
+
+def _open(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> bool:
+    """The clause leaves the choice open: it says so ('undecided', 'still open'), or it offers the choice and
+    a rejected option as alternatives ('keep REST or move to gRPC'): naming both options is no decision."""
+    if UNDECIDED.search(scope):
+        return True
+    for k in keys:
+        for r in rejected:
+            for a, b in k.spans(scope):
+                for c, d in r.spans(scope):
+                    between = scope[b:c] if b <= c else scope[d:a]
+                    if len(between.split()) <= 6 and ALTERNATIVE.search(between):
+                        return True
+    return False
 
 
 def _denied(scope: str, keys: tuple[U.Key, ...]) -> bool:
