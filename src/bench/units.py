@@ -591,7 +591,7 @@ def goal_done(scope: str) -> bool:
 RULE_CUES = {
     "ban": r"never|not|no|nothing|none|nobody|no one|avoid\w*|forbid\w*|prohibit\w*|ban\w*|stop|keep|only|until|"
            r"unless|without|wait\w*|before|leave|hold off|off-limits|off limits|no-go|frozen|freeze|read-only|readonly|"
-           r"hands off|locked|approv\w*|consent|permission|first",
+           r"hands off|locked|approv\w*|consent|permission|first|kept|keeps|must",
     "must": r"must|always|need to|needs to|needed|required|requires?|make sure|ensure|only|until|before|after|first|"
             r"strict|strictly|keep|wait\w*|unless|every|each|never|not|no|should|have to|has to|fixed",
     "reporting": r"only|when|ask|ping|tell|notify|report\w*|come to|contact|check with|flag|post|update|summary|"
