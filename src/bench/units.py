@@ -48,7 +48,16 @@ ENDED_OBJECT = re.compile(r"^\s*(?:the|a|an|that|this|its|their|our|my|your|his|
 # 'merged so far' beside a mission sentence is progress, not the end of the mission.
 GOAL_DONE = re.compile(r"\((?:done|complete|completed|finished)\)|\b(?:task|mission|work|job|everything|all|goal)\b"
                        r"[^.;:]{0,20}?\b(?:is |are |was )?(?:done|complete|completed|finished|accomplished)\b|"
-                       r"(?:^|[:—–-])\s*(?:done|complete|completed|finished)\s*(?:[.!;,]|$)")   # 'port: complete', not 'X is done'
+                       r"(?:^|[:—–-])\s*(?:done|complete|completed|finished)\s*(?:[.!;,]|$)|"   # 'port: complete'
+                       # a common noun as the subject of a finished status ('the migration ... is complete'), never an
+                       # item's id or file ('cart.spec.ts is done' is one step of the goal)
+                       r"(?:^|\s)[a-z]+\s+(?:is|are|was|were|has been|have been)\s+(?:now\s+|fully\s+)?"
+                       r"(?:done|complete|completed|finished|accomplished)\b|"
+                       # or a clause that opens with a determiner and a noun and closes on the status ('The
+                       # migration off pg-legacy onto aurora-prod-2 is complete.')
+                       r"(?:^|[␞:]\s*)(?:the|this|our|my|your|her|his|their)\s+[a-z]+\b[^.;:!?]*\b(?:is|are|was|were|"
+                       r"has been|have been)\s+(?:now\s+|fully\s+)?(?:done|complete|completed|finished|accomplished)"
+                       r"\s*[.!]?\s*$")
 # Words before an ended-word that make it a guess, not a statement.
 HEDGE = re.compile(r"\b(may|might|could|perhaps|possibly|maybe|if|whether|unless|probably|not sure)\b")
 # A piece of work the unit says is finished.
