@@ -326,7 +326,8 @@ class Judge:
             # billing/, migrations/ or auth/'), as a goal is; the anchors and the rule's kind must stay
             forms = [keys] + [tuple(x for x in keys if x is not k) for k in keys
                               if len(keys) >= 3 and not k.anchors and sum(bool(x.anchors) for x in keys) >= 2]
-            stated = lambda u: same(u) and bool(U.RULE[kind].search(u.scope) or U.RULE_HEAD.search(u.scope))  # noqa: E731
+            cue = U.RULE.get(kind)      # a kind without cues (a preference) is stated under a rule's heading only
+            stated = lambda u: same(u) and bool(cue and cue.search(u.scope) or U.RULE_HEAD.search(u.scope))  # noqa: E731
             if some(keys, same, mine, denials=False) or any(some(f, stated, mine, denials=False) for f in forms[1:]):
                 h.constraints[cid] = 0.5
                 h.held.add(cid)
