@@ -38,8 +38,8 @@ class NoopCompaction(Truncate):
 
 def reworded(tmp_path: Path) -> Path:
     """pr-queue-small with its done-words reworded ("reviewed", "leaving a comment") and its "Next:" lines
-    gone: the record no longer says where the queue stands in words the scorer reads, so not even the
-    oracle keeps goal_retention."""
+    gone: the finishing actions and the scenario's own finishing events still say where the queue stands
+    (issue 23: read by the grammar of a finished action), so the oracle keeps goal_retention."""
     text = (HAND / "pr-queue-small.yaml").read_text(encoding="utf-8")
     for old, new in (("id: pr-queue-small", "id: pr-queue-reworded"), (" Next: #102.", ""), (" Next: #103.", ""),
                      (" I will go on with #104 meanwhile.", ""), ("Next in the queue: #105.", "Opening #105 now."),
@@ -47,6 +47,20 @@ def reworded(tmp_path: Path) -> Path:
         assert old in text
         text = text.replace(old, new)
     path = tmp_path / "pr-queue-reworded.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def unread(tmp_path: Path) -> Path:
+    """pr-queue-small where the agent says what is next by reference: "Next in the queue: the PR after #104."
+    A reader knows that is #105; the scorer ties "next" to the id it names, so not even the oracle keeps
+    goal_retention until the next claim: the scenario is not measurable on goal, and says so."""
+    text = (HAND / "pr-queue-small.yaml").read_text(encoding="utf-8")
+    for old, new in (("id: pr-queue-small", "id: pr-queue-unread"),
+                     ("Next in the queue: #105.", "Next in the queue: the PR after #104.")):
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / "pr-queue-unread.yaml"
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -87,11 +101,16 @@ def test_truncate_plus_a_reported_noop_compaction_scores_exactly_as_truncate(tmp
     assert "session fits the window" in err and "sessions that need compaction" in stdout
 
 
+def test_finished_actions_keep_a_reworded_queue_measurable(tmp_path):
+    code, out, err = cli("scenarios", "validate", "--strict", str(reworded(tmp_path)))
+    assert code == 0 and "not measurable" not in err, err
+
+
 def test_a_scenario_the_oracle_cannot_read_is_reported_not_scored(tmp_path):
-    path = reworded(tmp_path)
+    path = unread(tmp_path)
     code, out, err = cli("scenarios", "validate", str(path))
-    assert code == 0 and "goal_retention: warning: not measurable: the oracle scores 0.593, below 1 at 22 of 27 " \
-                         "requests; first at request 6 (event a2a)" in err
+    assert code == 0 and "goal_retention: warning: not measurable: the oracle scores 0.907, below 1 at 5 of 27 " \
+                         "requests; first at request 19 (event a6a)" in err
     code, _, err = cli("scenarios", "validate", "--strict", str(path))
     assert code == 2 and "does not show where it stands" in err
 
@@ -99,17 +118,17 @@ def test_a_scenario_the_oracle_cannot_read_is_reported_not_scored(tmp_path):
     code, stdout, err = cli("run", f"scenarios=[{path},{HAND / 'pr-queue-small.yaml'}]", "strategies=[full,truncate]",
                             "probes.enabled=false", "stress=[]", f"out={run}", cwd=tmp_path)
     assert code == 0, err
-    sentence = ("not measurable on pr-queue-reworded: goal_retention (the oracle scores 0.593: below 1 at 22 of 27 "
+    sentence = ("not measurable on pr-queue-unread: goal_retention (the oracle scores 0.907: below 1 at 5 of 27 "
                 "requests)")
     assert sentence in stdout and "not measurable here: goal_retention" in err
     assert sentence in (run / "report.md").read_text(encoding="utf-8")
     rows = read_csv(run / "summary.csv")
-    mine = [r for r in rows if r["scenario"] == "pr-queue-reworded"]
-    assert len(mine) == 2 and all(r["goal_retention"] == "" and r["unmeasured"] == "goal_retention=0.5926:22/27"
+    mine = [r for r in rows if r["scenario"] == "pr-queue-unread"]
+    assert len(mine) == 2 and all(r["goal_retention"] == "" and r["unmeasured"] == "goal_retention=0.9074:5/27"
                                   for r in mine)
     assert all(r["goal_retention"] != "" and r["unmeasured"] == "" for r in rows if r["scenario"] == "pr-queue-small")
     checks = read_csv(run / "checks.csv")
-    goal = [c for c in checks if c["scenario"] == "pr-queue-reworded" and c["metric"] == "goal"]
+    goal = [c for c in checks if c["scenario"] == "pr-queue-unread" and c["metric"] == "goal"]
     assert goal and all(c["point"] == "unmeasured" for c in goal)
 
     # the gate skips it there, and says so

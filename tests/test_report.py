@@ -289,3 +289,24 @@ def test_headline_membership_is_the_sessions_not_the_strategys():
     old = df.drop(columns=["needs_compaction"])
     kept, apart = data.headline(old)
     assert set(apart["scenario"]) == {"fit"} and len(kept) == 3
+
+def test_the_methodology_states_the_scorers_agreement_computed_with_this_code(run, tmp_path, monkeypatch):
+    """κ per metric on the shipped test split, the corpus size and the commit: what `calibrate` measures now,
+    never a number written into the text (a cache keyed by corpus and code keeps it cheap)."""
+    import json
+
+    from bench.report import headline
+    from bench.scoring.agreement import CORPUS, fingerprint, summary
+
+    md = (run / "report.md").read_text()
+    section = md.split("## Methodology")[1]
+    commit = headline.git_commit()
+    if commit:
+        assert f"at commit `{commit}`" in section
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))      # a fresh cache: computed, then read back
+    fresh = summary()
+    assert (tmp_path / "compaction-bench" / "calibration" / f"{fingerprint(CORPUS)}.json").is_file()
+    assert json.loads((tmp_path / "compaction-bench" / "calibration" / f"{fingerprint(CORPUS)}.json").read_text()) == fresh
+    assert f"{fresh['n']} labels" in section
+    for m, v in fresh["metrics"].items():
+        assert f"| {m} | {v['n']} | {v['kappa']:.3f} |" in section, m

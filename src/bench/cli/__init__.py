@@ -43,6 +43,10 @@ COMMANDS = {
                                    claude-code | codex | atif)"""),
     "score": Command("score", """\
   score RUN_DIR                    re-score a run from its logs: fresh summary.csv, checks.csv and report"""),
+    "calibrate": Command("calibrate", """\
+  calibrate LABELS.jsonl [--min-kappa K] [--format text|json]
+                                   score a labelled reading corpus with the scorer: per metric the
+                                   confusion matrix, Cohen's kappa, precision, recall, disagreements"""),
     "report": Command("report", """\
   report RUN_DIR                   re-render report.md / report.html of a run"""),
     "view": Command("view", """\

@@ -17,6 +17,7 @@ from bench.harness.logs import read_jsonl
 from bench.results.store import load, not_measurable
 from bench.results.trace import Run
 from bench.report import data, figures, headline
+from bench.report import calibration
 from bench.report import sections as S
 from bench.scoring.metric import CELLS
 from bench.scoring.metrics import COUNTS, shown
@@ -184,6 +185,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     money = [x for c in money for x in ([c, "cost_vs_full"] if c == "cost_usd" else [c])]
     acols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, *money])]
     doc.table(Table(acols, S.rows(summary, acols)))
+    calibration.section(doc, headline.git_commit(), str(S.section(cfg, "bench").get("commit") or ""))
     return doc
 
 

@@ -175,7 +175,7 @@ def shows(judge: Judge, m: Message) -> list[str]:
         return []
     out = [f"goal:{x}" for x in sorted(h.missions)]
     out += [f"constraint:{x}" for x in sorted(h.constraints)]
-    out += [f"stale_constraint:{x}" for x in sorted(h.quoted)]
+    out += [f"stale_constraint:{x}" for x in sorted(h.quoted | h.held)]
     out += [f"leakage:{x}" for x in sorted(h.leaks)]
     out += [f"fact:{x}" for x in sorted(h.facts)]
     out += [f"decision:{x}" for x in sorted(h.decisions)]

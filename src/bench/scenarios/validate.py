@@ -660,8 +660,14 @@ def standing(s: Scenario, w: Workstream, texts: list[str] | None = None) -> str:
         if not here:
             continue
         named = named or bool(first.search(text))
-        if U.DONE.search(text) or U.NEXT.search(text):
+        # as the scorer reads it (checks.Judge): a tool's output or a background message states no position,
+        # and the event that finishes an item says it is finished
+        if e.role not in ("tool", "background"):
             now = U.latest_claims(U.units(e.text), here, said)
+            said, said_at = now, (e.id if now != said else said_at)
+        ends = [it.id for k, it in enumerate(w.items) if done_at[k] == i]
+        if ends:
+            now = {**{x: k for x, k in said.items() if x not in ends}, **{x: "done" for x in ends}}
             said, said_at = now, (e.id if now != said else said_at)
     return ""
 

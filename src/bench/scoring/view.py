@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from bench.scenarios.loader import normalize
 from bench.harness.messages import MARKER, Message
-from bench.units import MARKER_LEAD, NEAR_NEGATION, SEP, Unit, excuses, sourced, units, without
+from bench.units import MARKER_LEAD, NEAR_NEGATION, SEP, Unit, clause_of, excuses, sourced, units, without
 
 # A memo part holds verbatim entries "#N: text" separated by blank lines (strategies/vibey/memo.py).
 MEMO_ENTRY = re.compile(r"\n\n(?=#\d+: )")
@@ -99,10 +99,11 @@ def said_by_user(u: Unit, v: str, keys: tuple[str, ...], said: "Said", verbatim:
     only a source or a doubt disowns it there."""
     if v != WORDING:
         return v == USER
+    u = clause_of(u, keys)          # what the clause that holds them says, not another clause of the sentence
     plain = u.scope
     for k in keys:
         plain = without(plain, k)
-    if not excuses(plain):
+    if not excuses(plain, said.name):
         return True
     text = u.text
     for k in keys:
@@ -111,8 +112,9 @@ def said_by_user(u: Unit, v: str, keys: tuple[str, ...], said: "Said", verbatim:
     if lead and not text.startswith(lead.group(0)):    # the label opened the user's own words: theirs too
         head = without(head, lead.group(0))
     rest = f"{head}{SEP}{text}"
-    doubt = excuses(rest) if denials else {x for x in excuses(rest) if not NEAR_NEGATION.fullmatch(x)}
-    return not (sourced(rest, keys) or ((verbatim or said.quotes(u.text)) and bool(doubt)))
+    found = excuses(rest, said.name)
+    doubt = found if denials else {x for x in found if not NEAR_NEGATION.fullmatch(x)}
+    return not (sourced(rest, keys, said.name) or ((verbatim or said.quotes(u.text)) and bool(doubt)))
 
 
 _UNITS: dict[str, list[Unit]] = {}
@@ -178,7 +180,8 @@ def memo_entries(text: str) -> list[str]:
 class Said:
     """The user's own words in a scenario, to tell a copy of them from a background payload."""
 
-    def __init__(self, texts: list[str]):
+    def __init__(self, texts: list[str], name: str = ""):
+        self.name = normalize(name)              # the user's name: never another source
         self.texts = [normalize(t) for t in texts]
         self.joined = "\n".join(self.texts)       # one search for "in any of them" (a run of words holds no newline)
         self._inner: dict[int, set[str]] = {}    # per run length n: the user's runs of n - 2 whole words
@@ -214,7 +217,12 @@ class Said:
 
     def theirs(self, text: str, part: str) -> str:
         """`text` with `part` blanked together with the words around it that one of the user's messages
-        holds around it verbatim (the longest such stretch): what is left is what someone else wrote."""
+        holds around it verbatim (the longest such stretch): what is left is what someone else wrote.
+        A key (`units.Key`) not there word for word is blanked as it matched."""
+        if not isinstance(part, str):
+            if part.text not in text:
+                return part.blank(text)
+            part = part.text
         i = text.find(part)
         if i < 0:
             return text

@@ -1,0 +1,70 @@
+"""`compaction-bench calibrate LABELS.jsonl [--min-kappa K] [--format text|json]`: how often the scorer
+reads what a careful reader would, per metric (bench.scoring.calibrate)."""
+from __future__ import annotations
+
+import json
+
+from bench.cli.parser import Parser
+from bench.scoring.calibrate import Agreement, Calibration, calibrate
+
+LEAST = 10      # a metric with fewer labels says too little to fail on
+
+
+def main(argv: list[str]) -> int:
+    p = Parser(prog="compaction-bench calibrate",
+               description="Score every line of a labelled reading corpus (JSON Lines: id, scenario, at, context, "
+                           "item, metric, label, note) with the project's scorer and print, per metric, the "
+                           "confusion matrix, Cohen's kappa, precision, recall and every disagreement. Exit 1 when "
+                           f"a metric with at least {LEAST} labels has kappa below --min-kappa, 2 on a malformed "
+                           "file (one line per problem).")
+    p.add_argument("labels", help="a labels file (JSON Lines); a relative scenario path is read against its folder")
+    p.add_argument("--min-kappa", type=float, default=None, metavar="K",
+                   help=f"fail (exit 1) when a metric with at least {LEAST} labels has kappa below K")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    args = p.parse_args(argv)
+    cal = calibrate(args.labels)
+    low = cal.below(args.min_kappa, LEAST) if args.min_kappa is not None else []
+    if args.format == "json":
+        out = cal.as_dict()
+        if args.min_kappa is not None:
+            out["min_kappa"] = args.min_kappa
+            out["below"] = [a.metric for a in low]
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+    else:
+        print(text(cal), end="")
+        if args.min_kappa is not None:
+            print(f"min kappa {args.min_kappa}: " + ("every metric with at least "
+                  f"{LEAST} labels reaches it" if not low else "below it: " + ", ".join(
+                      f"{a.metric} ({a.kappa:.3f})" for a in low)))
+    return 1 if low else 0
+
+
+def num(x: float | None, fmt: str = ".3f") -> str:
+    return "n/a" if x is None else format(x, fmt)
+
+
+def text(cal: Calibration) -> str:
+    lines = [f"{cal.path}: {len(cal.verdicts)} labels", "",
+             f"{'metric':<11} {'n':>4} {'tp':>4} {'fp':>4} {'fn':>4} {'tn':>4} {'kappa':>6} {'prec':>6} {'recall':>6}"]
+    for a in cal.metrics.values():
+        lines.append(f"{a.metric:<11} {a.n:>4} {a.tp:>4} {a.fp:>4} {a.fn:>4} {a.tn:>4} {num(a.kappa):>6} "
+                     f"{num(a.precision):>6} {num(a.recall):>6}")
+    for a in cal.metrics.values():
+        lines += ["", *section(a)]
+    return "\n".join(lines) + "\n"
+
+
+def section(a: Agreement) -> list[str]:
+    out = [f"== {a.metric}: kappa {num(a.kappa)}, precision {num(a.precision)}, recall {num(a.recall)} ({a.n} labels)",
+           f"                reader 1  reader 0",
+           f"   scorer 1    {a.tp:>8}  {a.fp:>8}",
+           f"   scorer 0    {a.fn:>8}  {a.tn:>8}"]
+    if not a.disagreements:
+        out.append("   no disagreement")
+    for v in a.disagreements:
+        lab = v.label
+        out.append(f"-- {lab.id} (line {lab.line}, {lab.item} at {lab.at}): reader {lab.label}, scorer {v.verdict} "
+                   f"(score {v.score:g}: {v.reason})")
+        out.append(f"   reader's note: {lab.note}")
+        out.extend("   | " + x for x in v.text.splitlines())
+    return out
