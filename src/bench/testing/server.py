@@ -34,6 +34,7 @@ from bench.models.offline import OfflineModel, Player
 from bench.scoring.probes import offline_judge
 from bench.tokens import Tokenizer, tokenizer
 from bench.harness.wire import completion, from_wire, reply_limit, usage_of
+from bench.parsing import too_deep
 from bench import HOME
 from bench.models.offline.stress import PROFILES
 
@@ -165,7 +166,11 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 self._json(404, {"error": {"message": f"no route {self.path}"}})
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
+            given = (self.headers.get("Content-Length") or "0").strip()
+            if not given.isdigit() or len(given) > 12:   # "abc", "-1": not a length this server reads
+                self.close_connection = True
+                return self._json(400, {"error": {"message": f"Content-Length {given[:40]!r} is not a number"}})
+            length = int(given)
             if length > server.max_body:
                 self.close_connection = True
                 return self._json(413, {"error": {"message": "request body too large"}})
@@ -174,8 +179,10 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 return self._json(404, {"error": {"message": f"no route {self.path}"}})
             try:
                 body = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return self._json(400, {"error": {"message": "request body is not JSON"}})
+            if not isinstance(body, dict) or too_deep(body):
+                return self._json(400, {"error": {"message": "request body is not a JSON object of chat messages"}})
             with server._lock:
                 server.bodies.append(body)
                 server.auth_seen += bool(self.headers.get("Authorization"))
