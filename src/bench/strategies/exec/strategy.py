@@ -21,7 +21,7 @@ from typing import Any
 
 from bench.harness.endpoint import WriterEndpoint
 from bench.harness.messages import Message
-from bench.models.litellm_model import SECRET_NAME
+from bench.env import secret_name
 from bench.harness.strategy import Compaction, Session, Strategy
 from bench.tokens import PER_MESSAGE
 
@@ -41,7 +41,7 @@ class Exec(Strategy):
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise ValueError(f"timeout must be a number of seconds above 0, got {timeout!r}")
         env = dict(env or {})
-        secret = sorted(k for k in env if SECRET_NAME.search(k))
+        secret = sorted(k for k in env if secret_name(k, loose=True))
         if secret:
             raise ValueError(f"env: {', '.join(secret)}: secrets come from the environment, never from the config "
                              "(and the process reaches models through the writer endpoint)")
@@ -69,7 +69,7 @@ class Exec(Strategy):
     async def _start(self) -> Child:
         self.endpoint = WriterEndpoint(self.session.writer, self.session.tok, asyncio.get_running_loop()).start()
         self.endpoint.know([self.session.system])
-        env = environment(self.env, self.endpoint.url, lambda k: bool(SECRET_NAME.search(k)))
+        env = environment(self.env, self.endpoint.url, lambda k: secret_name(k, loose=True))
         self.child = child = Child(self.argv, env, self.cwd, self.name or "exec")
         await child.start()
         await child.send(P.begin(self.session))
