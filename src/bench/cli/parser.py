@@ -7,6 +7,7 @@ import argparse
 import re
 
 from bench.errors import BadInput
+from bench.runner.config import SECRET_VALUE, redact_override
 
 
 class Parser(argparse.ArgumentParser):
@@ -17,8 +18,6 @@ class Parser(argparse.ArgumentParser):
 def shown(message: str) -> str:
     """argparse's message without a value that may be a secret: it quotes the arguments it did not take
     (`unrecognized arguments: --api-key=sk-...`); each KEY=VALUE is redacted as an override is."""
-    from bench.runner.config import SECRET_VALUE, redact_override
-
     message = re.sub(r"\S+=\S+", lambda m: redact_override(m.group().lstrip("-")) if not m.group().startswith("-")
                      else m.group().split("=", 1)[0] + "=***", message)
     return SECRET_VALUE.sub("***", message)
