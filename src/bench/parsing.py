@@ -222,6 +222,11 @@ def parse(path: Path) -> tuple[Any, str]:
         raise BadInput(f"{path}:{long_number_line(text)}: a number has more than 4,300 digits, too long to read")
     if data is None:
         raise BadInput(f"{path}: empty file")
+    if text.strip() and not text.endswith(("\n", "\r")):
+        # YAML reads a file cut after any plain word as whole (`text: Running the che`); every writer of
+        # YAML, ours and editors', ends the last line
+        raise BadInput(f"{path}:{text.count(chr(10)) + 1}: the file ends in the middle of a line (cut short?); a whole "
+                       f"YAML file ends with a newline")
     return data, text
 
 

@@ -17,7 +17,8 @@ from bench.errors import BadInput
 from bench.harness.logs import KEY_COLUMNS
 from bench.parsing import flatten
 from bench.results.repeats import write_spread
-from bench.results.store import SUMMARY_COLUMNS, append_csv, cell_key, cell_of, dump_yaml, failed_cells, lines, read_config, read_csv, records
+from bench.results.store import (SUMMARY_COLUMNS, append_csv, cell_key, cell_of, dump_yaml, failed_cells, lines,
+                                 read_config, read_csv, records, summary_problems)
 
 PLAN = "shard.json"
 LOGS = ("requests.jsonl", "compactions.jsonl", "errors.jsonl")
@@ -107,8 +108,16 @@ def merge(dirs: list[Path], out: Path) -> Path:
     rows: list[dict[str, str]] = []
     for d, (i, _) in zip(dirs, specs):
         got = read_csv(d / "summary.csv")
+        problems = summary_problems(d / "summary.csv", got)
+        if problems:
+            raise BadInput(problems)
         want = {name for k, name in enumerate(names) if k % n == i - 1}
         have = {"/".join(cell_key(r)) for r in got}
+        stray = sorted(have - want)
+        if stray:
+            where = "another shard's" if stray[0] in order else "no cell of the plan"
+            raise BadInput(f"{d / 'summary.csv'}: cell {stray[0]} is {where} (shard {i}/{n} runs every {n}th cell of "
+                           f"{PLAN})" + (f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""))
         if want - have and not _failed(d, want - have):
             raise BadInput(f"{d}: shard {i}/{n} is unfinished ({len(want - have)} of {len(want)} cells missing); "
                            f"run it again with the same settings and out= to finish it")

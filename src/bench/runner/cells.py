@@ -77,16 +77,23 @@ async def compute_cell(cell: Cell, model: Model, out: Path) -> tuple[dict[str, A
 
 def _forget_rejected(path: Path, answered: list) -> tuple[int, int]:
     """(writer calls, failed calls) of a cell, from its compactions; the cached answers of each compaction
-    the strategy rejected (it records an error: an invalid checkpoint after its repair, an empty summary)
-    are forgotten, so a later run asks again rather than replaying a failure as a good answer."""
+    the run recorded as failed (ok false or an error: an invalid checkpoint after its repair, an empty
+    summary) are forgotten, so a later run asks again rather than replaying a failure as a good answer.
+    Calls pair with the log's in order; when they cannot be paired (a call no compaction record holds),
+    every answer of a cell with a failed compaction is forgotten: asking again costs a call, replaying a
+    rejected answer costs the result."""
     records = [(rec, c) for rec in read_jsonl(path) for c in rec.get("calls") or ()]
+    rejected = lambda rec: rec.get("ok") is False or bool(rec.get("error"))   # noqa: E731
+    keys: dict[int, tuple[Any, list[str]]] = {}
     if len(records) == len(answered):      # one logged call per model call, in the same order
-        keys: dict[int, tuple[Any, list[str]]] = {}
-        for (rec, _), (cache, key) in zip(records, answered):
-            if rec.get("error") and cache is not None:
-                keys.setdefault(id(cache), (cache, []))[1].append(key)
-        for cache, ks in keys.values():
-            cache.forget(ks)
+        pairs = [(cache, key) for (rec, _), (cache, key) in zip(records, answered) if rejected(rec)]
+    else:
+        pairs = list(answered) if any(rejected(rec) for rec in read_jsonl(path)) else []
+    for cache, key in pairs:
+        if cache is not None:
+            keys.setdefault(id(cache), (cache, []))[1].append(key)
+    for cache, ks in keys.values():
+        cache.forget(ks)
     return len(records), sum(bool(c.get("error")) for _, c in records)
 
 
