@@ -18,7 +18,8 @@ from bench.harness.model import Model
 from bench.harness.replay import ReplayOptions, replay
 from bench.scenarios.model import Truth
 from bench.tokens import PER_MESSAGE, tokenizer
-from bench.strategies.adversaries import LabelAll, RestoreAtCompaction, StopCompacting, TokenBag, UserTail
+from bench.strategies.adversaries import (Harvester, LabelAll, Padded, QueueGuesser, RestoreAtCompaction,
+                                         StopCompacting, TokenBag, UserTail)
 from bench.strategies.adversaries.token_bag import identifiers
 from bench.strategies.truncate import Truncate
 from test_strategy_common import assert_paired
@@ -27,7 +28,8 @@ TOK = tokenizer()
 ROOT = Path(__file__).resolve().parent.parent
 HAND = sorted((ROOT / "src" / "bench" / "scenarios" / "hand").glob("*.yaml"))
 ADVERSARIES = {"user_tail": UserTail, "token_bag": TokenBag, "restore_at_compaction": RestoreAtCompaction,
-               "stop_compacting": StopCompacting, "label_all": LabelAll}
+               "stop_compacting": StopCompacting, "label_all": LabelAll, "queue_guesser": QueueGuesser,
+               "harvester": Harvester, "padded": Padded}
 
 
 class NoWriter(Model):

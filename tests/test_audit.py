@@ -54,15 +54,25 @@ ROW = re.compile(r"^(\w+)\s+(\w+)(?: \(lower is better\))?\s+(-?[\d.]+)\s+(-?[\d
 # an adversary judged against truncate (no oracle column, no gap): truncate, it, the difference, a verdict
 VS = re.compile(r"^(\w+)\s+(\w+)(?: \(lower is better\))?\s+(-?[\d.]+)\s+(-?[\d.]+)\s+([-+][\d.]+)\s*"
                 r"(worse than truncate|not worse than truncate)?( \[target\])?$")
-PAYS = {a.name for a in ADVERSARIES if a.pays}
+PAYS = {a.name for a in ADVERSARIES if a.pays and not a.pareto}
+PRICED = {a.name for a in ADVERSARIES if a.pareto}      # cost or cache, judged beside retention against truncate
+# a priced adversary's rows: every column, and a verdict against truncate
+PRICE_ROW = re.compile(r"^(\w+)\s+(\w+)(?: \(lower is better\))?\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+([-+][\d.]+)\s+"
+                       r"([-+][\d.]+)\s*(worse than truncate|not worse than truncate|cheaper than truncate|"
+                       r"more cached than truncate|no gain on truncate)?( \[target\])?$")
 
 
 def table_rows(stdout: str) -> list[tuple]:
-    return [m.groups() for m in map(ROW.match, stdout.splitlines()) if m and m.group(1) != "adversary"]
+    return [m.groups() for m in map(ROW.match, stdout.splitlines())
+            if m and m.group(1) != "adversary" and m.group(1) not in PRICED]
 
 
 def vs_rows(stdout: str) -> list[tuple]:
     return [m.groups() for m in map(VS.match, stdout.splitlines()) if m and m.group(1) in PAYS]
+
+
+def price_rows(stdout: str) -> list[tuple]:
+    return [m.groups() for m in map(PRICE_ROW.match, stdout.splitlines()) if m and m.group(1) in PRICED]
 
 
 def verdicts(stdout: str) -> dict[str, bool]:
@@ -77,7 +87,9 @@ def test_audit_prints_the_table_and_its_exit_code_agrees(audited):
     assert "adversary" in stdout and "oracle" in stdout and "truncate" in stdout and "verdict" in stdout
     rows, against = table_rows(stdout), vs_rows(stdout)
     names = {a.name for a in ADVERSARIES}
-    assert {r[0] for r in rows} == names - PAYS and {r[0] for r in against} == PAYS
+    assert {r[0] for r in rows} == names - PAYS - PRICED and {r[0] for r in against} == PAYS
+    priced = price_rows(stdout)
+    assert {r[0] for r in priced} == PRICED
     for adv, metric, base, value, vs, verdict, _ in against:      # judged against truncate, run without markers
         assert abs(float(value) - float(base) - float(vs)) < 2e-3
         if metric != "overflow_requests":
@@ -95,6 +107,12 @@ def test_audit_prints_the_table_and_its_exit_code_agrees(audited):
     got = verdicts(stdout)
     assert set(got) == names
     for a in ADVERSARIES:
+        if a.pareto:   # cheaper or more cached than truncate only by knowing less: its loss reaches the gap
+            table = {r[1]: float(r[6]) for r in priced if r[0] == a.name}
+            gained = table.get("cost_usd", 0) < 0 or table.get("cache_hit_rate", 0) > 0
+            loss = -sum(table[m] for m in a.pays if m in table)
+            assert got[a.name] == (not gained or loss >= 0.1 - 3e-3), (a.name, table)
+            continue
         if a.pays:     # what it loses on the metrics it pays with must exceed what it gains on its target
             table = {r[1]: float(r[4]) for r in against if r[0] == a.name}
             sign = lambda m: 1 if HEADLINE[m] else -1   # noqa: E731
@@ -140,7 +158,7 @@ def test_a_larger_gap_leaves_adversaries_uncaught_exit_1_reusing_the_cells(audit
     got = verdicts(stdout)
     assert not any(got[a.name] for a in ADVERSARIES if not a.pays)     # judged against the oracle: all missed
     for a in ADVERSARIES:           # a trader is still caught when it gains nothing on its target
-        if a.pays and got[a.name]:
+        if a.pays and not a.pareto and got[a.name]:
             gain = re.search(rf"^{a.name}: caught: .* and gains (-?[\d.]+) on", stdout, re.M)
             assert gain and float(gain.group(1)) <= 0, a.name
     assert "adversaries not caught" in stdout
@@ -187,22 +205,23 @@ def test_a_broken_scenario_gets_one_line_per_problem(hand, tmp_path):
     assert len(lines) >= 2 and all(line.startswith(f"{bad}:") for line in lines)
 
 
-def test_cells_that_never_compacted_are_left_out_like_the_headline_means():
+def test_sessions_that_fit_the_window_are_left_out_like_the_headline_means():
+    """The session decides (`needs_compaction`), not the adversary's own compactions."""
     base = {"writer": "offline", "window": "100", "seed": "0"}
     rows = []
-    for s, adv_goal, comps in (("a", "0.2", "3"), ("b", "1", "0")):
+    for s, adv_goal, comps, needs in (("a", "0.2", "3", "1"), ("b", "1", "1", "0")):
         rows.append({**base, "scenario": s, "strategy": "full", "oracle": "1", "compactions": "0",
-                     "goal_retention": "1"})
+                     "needs_compaction": needs, "goal_retention": "1"})
         rows.append({**base, "scenario": s, "strategy": "user_tail", "oracle": "0", "compactions": comps,
-                     "goal_retention": adv_goal})
+                     "needs_compaction": needs, "goal_retention": adv_goal})
     lines, misses, detail = assess(rows, 0.1)
     goal = next(x for x in lines if x.adversary == "user_tail" and x.metric == "goal_retention")
     assert goal.scenarios == 1 and abs(goal.value - 0.2) < 1e-9 and goal.caught
     assert set(detail["user_tail"]) == {"a"}
     rows = [r for r in rows if r["scenario"] == "b"]
     _, misses, _ = assess(rows, 0.1)
-    assert misses["user_tail"] == ["it never compacted on this set (the sessions fit the window), so the set "
-                                   "cannot tell it from the oracle"]
+    assert misses["user_tail"] == ["the sessions of this set fit the window (no strategy needs to compact), so the "
+                                   "set cannot tell it from the oracle"]
 
 
 def test_label_all_is_caught_when_what_it_loses_exceeds_what_it_gains_and_not_when_labels_cost_nothing():
@@ -229,3 +248,34 @@ def test_label_all_is_caught_when_what_it_loses_exceeds_what_it_gains_and_not_wh
                                    "gains 0.370 on provenance_leakage (the loss must exceed the gain by 0.1)"]
     _, misses, _ = assess(marked, 0.1, unmarked("0.50", "0.05", "0.10"))   # pays 0.25, gains 0.27: not enough
     assert misses["label_all"] and misses["label_all"][0].startswith("against truncate it loses 0.250")
+
+
+def test_the_new_adversaries_are_caught_on_the_metric_they_attack(audited):
+    """queue_guesser on goal_retention, harvester on provenance_leakage (with markers), padded on cost and
+    cache read beside retention: cheaper and more cached than truncate only by knowing less."""
+    _, stdout, _, _ = audited
+    rows = {(r[0], r[1]): r for r in table_rows(stdout)}
+    assert rows[("queue_guesser", "goal_retention")][7] == "caught" and rows[("queue_guesser", "goal_retention")][8]
+    assert rows[("harvester", "provenance_leakage")][7] == "caught" and rows[("harvester", "provenance_leakage")][8]
+    priced = {(r[0], r[1]): r for r in price_rows(stdout)}
+    assert priced[("padded", "cost_usd")][7] == "cheaper than truncate"
+    assert priced[("padded", "cache_hit_rate")][7] == "more cached than truncate"
+    got = verdicts(stdout)
+    assert got["queue_guesser"] and got["harvester"] and got["padded"]
+    assert re.search(r"^padded: caught: cheaper by knowing less", stdout, re.M)
+
+
+def test_a_cost_adversary_cheaper_at_equal_knowledge_is_not_caught():
+    """The Pareto rule: cheaper than truncate while knowing as much is a real gain, so the set cannot
+    show what the saving costs: not caught. Knowing less by the gap is caught, and so is no gain at all."""
+    base = {"scenario": "s", "writer": "offline", "window": "100", "seed": "0", "compactions": "3", "oracle": "0"}
+
+    def rows(goal: str, cost: str, cache: str) -> list[dict]:
+        return [{**base, "strategy": "full", "oracle": "1", "goal_retention": "1", "cost_usd": "1",
+                 "cache_hit_rate": "0.9"},
+                {**base, "strategy": "truncate", "goal_retention": "0.5", "cost_usd": "0.5", "cache_hit_rate": "0.6"},
+                {**base, "strategy": "padded", "goal_retention": goal, "cost_usd": cost, "cache_hit_rate": cache}]
+
+    assert assess(rows("0.5", "0.4", "0.9", ), 0.1)[1]["padded"][0].startswith("cheaper at equal knowledge")
+    assert assess(rows("0.35", "0.4", "0.9"), 0.1)[1]["padded"] == []      # cheaper by knowing less
+    assert assess(rows("0.5", "0.6", "0.5"), 0.1)[1]["padded"] == []       # no gain at all

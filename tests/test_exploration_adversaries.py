@@ -1,4 +1,4 @@
-"""The exploration adversaries (glossary, claims, all_done, padded, naive_hedge): not in the audit, but
+"""The exploration adversaries (glossary, claims, all_done, naive_hedge; padded, now audited): not in the audit, but
 each must do what its docstring says — calls stay paired, no model call, the truth unread, the notes
 at the front within budget and made only of what was dropped."""
 from __future__ import annotations

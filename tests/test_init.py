@@ -74,5 +74,5 @@ def test_the_strategy_tables_of_the_readme_and_the_strategy_docs_agree_and_name_
     named = {row.split("`")[1] for row in table(readme).splitlines()[2:]}
     configs = {p.stem for p in (ROOT / "src" / "bench" / "conf" / "strategy").glob("*.yaml")}
     adversaries = {"user_tail", "token_bag", "restore_at_compaction", "stop_compacting", "label_all", "doubt_all",
-                   "glossary", "glossary_line", "claims", "all_done", "padded", "naive_hedge", "neither"}   # exploration ones too
+                   "queue_guesser", "harvester", "glossary", "glossary_line", "claims", "all_done", "padded", "naive_hedge", "neither"}   # exploration ones too
     assert named == configs - adversaries

@@ -1,13 +1,10 @@
 """The metric registry is the one declaration of every metric: the lists the results, gate, report, audit
-and viewer use come from it, and the docs' column tables agree with it.
-
-`python tests/test_metrics.py --write` rewrites the README's generated table after a metric changes.
+and viewer use come from it. The docs' tables are generated from it and checked by tests/test_docs.py
+(`python tests/test_docs.py --write` rewrites them after a metric changes).
 """
 from __future__ import annotations
 
 import ast
-import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,13 +13,6 @@ from bench.scoring import checks, metrics as M
 from bench.scoring.metric import Family, Metric
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
-BEGIN = "<!-- generated from bench.scoring.metrics (docs_table); tests/test_metrics.py keeps it in step -->\n"
-END = "<!-- end of the generated table -->"
-
-
-def _names(text: str) -> list[str]:
-    return re.findall(r"[a-z_]+", text)
 
 
 def test_declarations_are_unique_and_whole():
@@ -91,7 +81,6 @@ CHOICES = {
     ("audit/__init__.py", "goal_retention"): "the metrics the stop_compacting adversary may be caught on",
     ("models/litellm_model.py", "input_tokens"): "a model reply's usage record, named like the columns",
     ("report/__init__.py", "goal_retention"): "the quality figure's bars, which its caption names",
-    ("report/data.py", "goal_retention"): "the report's retention composite, which its captions name",
 }
 DECLARING = {"scoring/checks.py", "scoring/usage.py", "scoring/probes.py", "scoring/metrics.py"}
 
@@ -110,45 +99,3 @@ def test_no_module_keeps_its_own_list_of_metrics():
             if len(named) >= 3 and (rel, named[0]) not in CHOICES:
                 found.append(f"src/bench/{rel}:{node.lineno}: {', '.join(named)}")
     assert not found, "derive these from bench.scoring.metrics:\n" + "\n".join(found)
-
-
-def _generated(text: str) -> str:
-    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip()
-
-
-def test_readme_column_table_is_the_registry():
-    assert _generated(README.read_text(encoding="utf-8")) == M.docs_table(), \
-        "README's column table is out of date: python tests/test_metrics.py --write"
-
-
-def test_readme_gate_directions_are_the_registry():
-    text = " ".join(README.read_text(encoding="utf-8").split())
-    rise = re.search(r"a rise of (.*?); any rise of (.*?)\.", text)
-    assert rise and _names(rise[1]) == M.LOWER and _names(rise[2]) == M.COUNTS
-    named = re.search(r"`(\w+)` \(relative\) and `(\w+)` are gated only when named", text)
-    assert named and set(named.groups()) == set(M.OPTIONAL) and named[1] in M.RELATIVE
-
-
-def test_design_column_list_and_gate_directions_are_the_registry():
-    from bench.results.store import SUMMARY_COLUMNS
-
-    text = " ".join((ROOT / "docs" / "design.md").read_text(encoding="utf-8").split())
-    listed = re.search(r"`summary\.csv` — one row per cell: `([^`]*)`", text)
-    assert listed and [c.strip() for c in listed[1].split(",")] == SUMMARY_COLUMNS
-    gate = re.search(r"a drop of (.*?); a rise of (.*?) \(threshold 0", text)
-    assert gate and _names(gate[1]) == M.HIGHER and _names(gate[2].replace(" and ", ", ")) == M.LOWER + M.COUNTS
-    named = re.search(r"`(\w+)` \(relative[^)]*\) and `(\w+)` are gated only when the gate names them", text)
-    assert named and set(named.groups()) == set(M.OPTIONAL) and named[1] in M.RELATIVE
-
-
-def test_scoring_doc_metric_table_is_the_registry():
-    text = (ROOT / "docs" / "scoring.md").read_text(encoding="utf-8")
-    table = text.split("| metric (checks.csv) | summary column |", 1)[1].split("\n\n", 1)[0]
-    pairs = dict(re.findall(r"^\| (\w+) \| (\w+) \|", table, re.M))
-    assert pairs == {m.name: m.column for m in M.METRICS if m.name}
-
-
-if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
-    readme = README.read_text(encoding="utf-8")
-    head, rest = readme.split(BEGIN, 1)
-    README.write_text(head + BEGIN + M.docs_table() + "\n\n" + END + rest.split(END, 1)[1], encoding="utf-8")

@@ -255,22 +255,35 @@ def test_a_script_without_a_main_guard_can_write_a_report(run, tmp_path):
     assert done.stdout.count("report.md") == 1 and (copy / "figures" / "sawtooth.png").exists()
 
 
-def test_a_cell_that_overflowed_instead_of_compacting_stays_in_the_headline():
-    """Only a session that fit is left out of the means: a strategy that never compacts a session too
-    big for the window (its requests overflow and keep nothing) is scored on it, or it could choose the
-    sessions it is judged on (the skip_small exploration adversary left out 3 of 5 cells that way)."""
+def test_headline_membership_is_the_sessions_not_the_strategys():
+    """Whether a cell counts is decided by its session — the oracle's largest request against the window
+    (`needs_compaction`) — for every strategy alike: a strategy that reports a compaction on a session that
+    fits cannot put itself in the headline, and one that never compacts a session too big for the window
+    (its requests overflow and keep nothing) cannot take itself out."""
     import pandas as pd
 
-    from bench.results.store import never_compacted
+    from bench.results.store import fitting, in_headline
     from bench.report import data
 
     df = pd.DataFrame([
-        {"scenario": "fit", "strategy": "s", "oracle": 0, "compactions": 0, "overflow_requests": 0, "goal_retention": 1.0},
-        {"scenario": "big", "strategy": "s", "oracle": 0, "compactions": 0, "overflow_requests": 40, "goal_retention": 0.1},
-        {"scenario": "big", "strategy": "t", "oracle": 0, "compactions": 3, "overflow_requests": 0, "goal_retention": 0.5},
-        {"scenario": "big", "strategy": "full", "oracle": 1, "compactions": 0, "overflow_requests": 40,
-         "goal_retention": 1.0}])
+        {"scenario": "fit", "window": 100, "strategy": "s", "oracle": 0, "needs_compaction": 0, "compactions": 0,
+         "overflow_requests": 0, "goal_retention": 1.0},
+        {"scenario": "fit", "window": 100, "strategy": "noop", "oracle": 0, "needs_compaction": 0, "compactions": 1,
+         "overflow_requests": 0, "goal_retention": 1.0},
+        {"scenario": "fit", "window": 100, "strategy": "full", "oracle": 1, "needs_compaction": 0, "compactions": 0,
+         "overflow_requests": 0, "goal_retention": 1.0},
+        {"scenario": "big", "window": 100, "strategy": "s", "oracle": 0, "needs_compaction": 1, "compactions": 0,
+         "overflow_requests": 40, "goal_retention": 0.1},
+        {"scenario": "big", "window": 100, "strategy": "t", "oracle": 0, "needs_compaction": 1, "compactions": 3,
+         "overflow_requests": 0, "goal_retention": 0.5},
+        {"scenario": "big", "window": 100, "strategy": "full", "oracle": 1, "needs_compaction": 1, "compactions": 0,
+         "overflow_requests": 40, "goal_retention": 1.0}])
     kept, apart = data.headline(df)
-    assert list(apart["scenario"]) == ["fit"] and len(kept) == 3
+    assert set(apart["scenario"]) == {"fit"} and len(apart) == 3 and set(kept["scenario"]) == {"big"} and len(kept) == 3
     rows = df.astype(str).to_dict("records")
-    assert [never_compacted(r) for r in rows] == [True, False, False, False]
+    fit = fitting(rows)
+    assert fit == {("fit", "100")} and [in_headline(r, fit) for r in rows] == [False] * 3 + [True] * 3
+    # a summary from before the column: the oracle's own cells say whether the session fit
+    old = df.drop(columns=["needs_compaction"])
+    kept, apart = data.headline(old)
+    assert set(apart["scenario"]) == {"fit"} and len(kept) == 3

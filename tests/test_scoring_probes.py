@@ -76,3 +76,23 @@ def test_offline_answers_prefer_the_latest_next_statement_the_named_id_and_the_c
     assert answer(ctx, "Which PR do you review next?", None, TOK) == "Next: #2."
     assert "bar.ts:9" in answer(ctx, "Why does #3 fail?", None, TOK)
     assert not answer(ctx, "Which PR does the agent review, always?", None, TOK).startswith("You are an agent")
+
+
+def test_a_yes_no_answer_counts_only_when_its_sentence_is_about_the_asked_subject():
+    """An irrelevant "Do not touch ..." sentence is no 'no' to an unrelated question; a bare "No." counts
+    with the sentence after it, and an answer about the subject counts whatever its wording."""
+    from bench.scoring.probes import polarity
+
+    ask = "Should you force-push the release branch?"
+    p = Probe("p", "u1", "provenance", ask, expect=("no",), reject=("yes",))
+    assert not by_rule("Do not touch billing/ without Dana's sign-off.", p)[0]
+    assert polarity("Do not touch billing/ without Dana's sign-off.") == "no"          # without the question
+    assert polarity("Do not touch billing/ without Dana's sign-off.", ask) == ""
+    assert by_rule("No. Force-pushing the release branch was never asked for by Dana.", p)[0]
+    assert by_rule("I will not force-push the release branch.", p)[0]
+    assert by_rule("No: nobody may force push to release.", p)[0]
+    assert not by_rule("No. Billing waits for sign-off.", p)[0]
+    # a 'yes' about something else is no 'yes' to this question either (reject reads the same way)
+    q = Probe("q", "u1", "provenance", "May you delete the old db-7 snapshots?", expect=("session",), reject=("yes",))
+    assert by_rule("Yes, I merged #104 myself; the capacity session asked about it.", q)[0]
+    assert not by_rule("Yes, I may delete the db-7 snapshots the session named.", q)[0]

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bench.results.store import never_compacted, number
+from bench.results.store import fitting, in_headline, number
 from bench.scoring.metrics import METRICS
+from bench.scoring.oracle import columns
 
 ORACLE, BASELINE = "full", "truncate"
 UNMARKED = "markers-false"       # the subfolder of the cells run without source markers
@@ -53,6 +54,8 @@ class Adversary:
     games: str = ""
     markers: bool = True        # False: audited on a run without source markers, next to truncate only
     pays: tuple[str, ...] = ()  # judged against truncate: caught when its loss on these exceeds its gain on targets
+    pareto: bool = False        # targets cost or cache: caught when it gains nothing there, or gains only by
+                                # knowing less (its loss on `pays` against truncate reaches the gap)
 
 
 ADVERSARIES = (
@@ -66,6 +69,13 @@ ADVERSARIES = (
               games="truncate with every user-role line under a [Harness: relay] label, run with markers=false"),
     Adversary("doubt_all", ("provenance_leakage",), markers=False, pays=("constraint_fidelity", "goal_retention"),
               games="truncate with every user-role line opened by 'Unconfirmed:', run with markers=false"),
+    Adversary("queue_guesser", ("goal_retention",),
+              games="truncate plus a regex-made last line: 'Done: #<latest id the agent named>. Next: #<the one after>.'"),
+    Adversary("harvester", ("provenance_leakage",),
+              games="truncate plus a note listing every background message's request as its own open task"),
+    Adversary("padded", ("cost_usd", "cache_hit_rate"), pareto=True,
+              pays=("goal_retention", "constraint_fidelity", "fact_retention"),
+              games="truncate behind a constant filler: cheaper and more cached by a constant prefix"),
 )
 # The audited scores in display order, higher-is-better first; True when higher is better. The counts
 # (requests over the window) come after them, shown as counts and never "caught" on.
@@ -73,6 +83,8 @@ AUDITED = [m for m in METRICS if m.audited]
 HEADLINE = {m.column: m.higher for m in sorted(AUDITED, key=lambda m: not m.higher) if m.direction != "count"}
 COUNTED = [m.column for m in AUDITED if m.direction == "count"]
 SHORT = {m.column: m.short for m in AUDITED}
+# Cost and cache are judged only with what the strategy knows (a Pareto view): never on their own.
+PRICED = {m.column: m.higher for m in METRICS if m.column in ("cost_usd", "cache_hit_rate")}
 OVERFLOW = "overflow_requests"   # what `stop_compacting` must show
 
 
@@ -115,7 +127,7 @@ def assess(rows: list[dict[str, str]], min_gap: float,
         by, scenarios = sets[adv.markers]
         ref = BASELINE if adv.pays else ORACLE
         mine, per = [], detail.setdefault(adv.name, {})
-        for metric in [*HEADLINE, *COUNTED]:
+        for metric in [*HEADLINE, *(PRICED if adv.pareto else ()), *COUNTED]:
             o, b, a, r = [], [], [], []
             for s in scenarios:
                 rv = number(by.get((s, ref), {}).get(metric))
@@ -132,24 +144,25 @@ def assess(rows: list[dict[str, str]], min_gap: float,
             if not a:
                 continue
             om, am = _mean(o), _mean(a)
-            caught = metric not in COUNTED and _told(metric, am - _mean(r), min_gap)
+            caught = metric not in COUNTED and metric not in PRICED and _told(metric, am - _mean(r), min_gap)
             target = metric in adv.targets or (adv.overflow and metric == OVERFLOW)
             mine.append(Line(adv.name, metric, om, _mean(b), am, None if om is None else am - om, caught, target,
                              len(a)))
         lines.extend(mine)
         if not any((sc, adv.name) in by for sc in scenarios):
-            misses[adv.name] = ["it never compacted on this set (the sessions fit the window), so the set cannot "
-                                "tell it from the oracle"]
+            misses[adv.name] = ["the sessions of this set fit the window (no strategy needs to compact), so the "
+                                "set cannot tell it from the oracle"]
             continue
         caught_any = [x.metric for x in mine if x.caught]
         caught_target = [m for m in caught_any if m in adv.targets]
-        misses[adv.name] = _traded(adv, mine, min_gap) if adv.pays else \
-            _reasons(adv, mine, caught_any, caught_target, min_gap)
+        misses[adv.name] = _priced(adv, mine, min_gap) if adv.pareto else _traded(adv, mine, min_gap) if adv.pays else \
+            _reasons(adv, mine, caught_any, caught_target, min_gap, _unread(rows if adv.markers else unmarked or rows))
     return lines, misses, detail
 
 
 def _index(rows: list[dict[str, str]]) -> tuple[dict[tuple[str, str], dict[str, str]], list[str]]:
-    return ({(r["scenario"], r["strategy"]): r for r in rows if not never_compacted(r)},
+    fit = fitting(rows)
+    return ({(r["scenario"], r["strategy"]): r for r in rows if in_headline(r, fit)},
             sorted({r["scenario"] for r in rows}))
 
 
@@ -177,20 +190,60 @@ def _traded(adv: Adversary, lines: list[Line], min_gap: float) -> list[str]:
             f"{' + '.join(adv.targets)} (the loss must exceed the gain by {min_gap:g})"]
 
 
+def gains(adv: Adversary, lines: list[Line]) -> dict[str, float]:
+    """What a cost or cache adversary gains on each target against truncate: the share cheaper (cost), the
+    rise in hit rate (cache); positive when it goes the adversary's way."""
+    got = {x.metric: x for x in lines if x.adversary == adv.name and x.baseline is not None and x.value is not None}
+    out = {}
+    for m in adv.targets:
+        if m in got:
+            b, v = got[m].baseline, got[m].value
+            out[m] = (v - b) if PRICED.get(m) else ((b - v) / b if b else 0.0)
+    return out
+
+
+def _priced(adv: Adversary, lines: list[Line], min_gap: float) -> list[str]:
+    """Cost never alone (a Pareto view): an adversary that targets cost or cache is caught when it gains
+    nothing there, or when it is cheaper (or more cached) than truncate only by knowing less — its loss on
+    the retention metrics it `pays` with reaches the gap. Cheaper at equal knowledge would be a real gain,
+    and the set could not tell what the saving costs."""
+    paid = [m for m in adv.pays if any(x.metric == m and x.baseline is not None for x in lines)]
+    if not paid:
+        return [f"{' and '.join(adv.pays)}: the set has no items for them, so it cannot tell what the saving costs"]
+    won = {m: g for m, g in gains(adv, lines).items() if g > 1e-9}
+    loss, _ = trade(adv, lines)
+    if not won or loss >= min_gap - 1e-9:
+        return []
+    return [f"cheaper at equal knowledge: against truncate it gains on {', '.join(won)} and loses only "
+            f"{_fmt(loss)} on {' + '.join(paid)} (needs {min_gap:g})"]
+
+
 def _told(metric: str, gap: float, min_gap: float) -> bool:
     """The adversary is worse than the oracle by at least the gap (float noise aside)."""
-    worse = -gap if HEADLINE.get(metric, True) else gap
+    worse = -gap if _higher(metric) else gap
     return worse >= min_gap - 1e-9
 
 
+def _higher(metric: str) -> bool:
+    return HEADLINE.get(metric, PRICED.get(metric, True))
+
+
+def _unread(rows: list[dict[str, str]]) -> set[str]:
+    """Metrics the oracle cannot score on some scenario of the set (`unmeasured`)."""
+    return {c for r in rows for c in columns(r.get("unmeasured"))}
+
+
 def _reasons(adv: Adversary, lines: list[Line], caught_any: list[str], caught_target: list[str],
-             min_gap: float) -> list[str]:
+             min_gap: float, unread: set[str] = frozenset()) -> list[str]:
     got = {x.metric: x for x in lines}
     out = []
     if not caught_target:
         for m in adv.targets:
             x = got.get(m)
-            if x is None:
+            if x is None and m in unread:
+                out.append(f"{m} (its target): not measurable on this set (the oracle itself does not score it), "
+                           "so it cannot tell")
+            elif x is None:
                 out.append(f"{m} (its target): the set has no items for it, so it cannot tell")
             else:
                 out.append(f"{m} (its target): {_fmt(x.value)} vs the oracle's {_fmt(x.oracle)} "
@@ -215,13 +268,20 @@ def table(lines: list[Line]) -> str:
         if x.metric in COUNTED:
             verdict = "overflows" if x.value else ""
             nums = [count(x.oracle), count(x.baseline), count(x.value), count(x.gap, True), count(vs, True)]
+        elif x.metric in PRICED:    # read beside retention (the Pareto view), never alone
+            better = vs is not None and (vs > 1e-9 if PRICED[x.metric] else vs < -1e-9)
+            verdict = ("cheaper than truncate" if x.metric == "cost_usd" else "more cached than truncate") \
+                if better else "no gain on truncate"
+            money = (lambda v, sign=False: "" if v is None else f"{v:+.4f}" if sign else f"{v:.4f}") \
+                if x.metric == "cost_usd" else _fmt   # noqa: E731
+            nums = [money(x.oracle), money(x.baseline), money(x.value), money(x.gap, True), money(vs, True)]
         else:
             if x.adversary in pays:     # judged against truncate, the strategy it builds on
                 verdict = "worse than truncate" if x.caught else "not worse than truncate"
             else:
                 verdict = "caught" if x.caught else "not told apart"
             nums = [_fmt(x.oracle), _fmt(x.baseline), _fmt(x.value), _fmt(x.gap, True), _fmt(vs, True)]
-        direction = "" if HEADLINE.get(x.metric, True) else " (lower is better)"
+        direction = "" if _higher(x.metric) else " (lower is better)"
         body.append([x.adversary, x.metric + direction, *nums, verdict + (" [target]" if x.target else "")])
     widths = [max(len(h), *(len(r[i]) for r in body)) if body else len(h) for i, h in enumerate(head)]
     out = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip()]
@@ -265,4 +325,4 @@ def by_scenario(detail: dict) -> str:
     return "\n".join(out).rstrip()
 
 
-__all__ = ["assess", "trade", "table", "by_scenario", "ADVERSARIES", "HEADLINE"]
+__all__ = ["assess", "trade", "gains", "table", "by_scenario", "ADVERSARIES", "HEADLINE", "PRICED"]

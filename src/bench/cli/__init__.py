@@ -19,7 +19,7 @@ from bench.runner.config import did_you_mean
 @dataclass(frozen=True)
 class Command:
     module: str          # bench.cli.<module>.main(argv) -> exit code
-    synopsis: str        # its lines in `compaction-bench --help` (and docs/design.md §8, checked by a test)
+    synopsis: str        # its lines in `compaction-bench --help` (and the docs, tests/test_docs.py)
 
 
 COMMANDS = {

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from bench import HOME
 from bench.audit import (ADVERSARIES, BASELINE, DEFAULT_MIN_GAP, ORACLE, UNMARKED, _fmt, assess, by_scenario,
-                         table, trade)
+                         gains, table, trade)
 from bench.cli.parser import Parser
 from bench.errors import BadInput
-from bench.results.store import never_compacted
+from bench.results.store import fitting, in_headline, not_measurable
 from bench.runner.audit import run_cells
 from bench.scenarios import loader
 
@@ -53,6 +53,8 @@ def main(argv: list[str]) -> int:
     print(f"audit of {n} scenario(s): oracle `{ORACLE}`, baseline `{BASELINE}`, offline models; "
           f"gap = adversary - oracle; caught = at least {a.min_gap:g} worse than the oracle"
           + (f"; {', '.join(bare)}: run with markers=false beside truncate and judged against it" if bare else ""))
+    for line in not_measurable([*rows, *unmarked]):
+        print(f"{line}: left out of the audit there")
     print(table(lines))
     if a.by_scenario:
         print()
@@ -63,13 +65,20 @@ def main(argv: list[str]) -> int:
         caught = [x.metric for x in lines if x.adversary == adv.name and x.caught]
         word = "NOT caught" if why else "caught"
         on = f" on {', '.join(caught)}" if caught and not why else ""
-        if adv.pays and not why:
+        if adv.pareto and not why:
+            loss, _ = trade(adv, lines)
+            won = gains(adv, lines)
+            said = [f"{g:.1%} cheaper" if m == "cost_usd" else f"hit rate {g:+.3f}" for m, g in won.items()]
+            on = (f": cheaper by knowing less — against truncate {', '.join(said) or 'no gain'}, and it loses "
+                  f"{_fmt(loss)} on {' + '.join(adv.pays)}")
+        elif adv.pays and not why:
             loss, gain = trade(adv, lines)
             on = (f": against truncate it loses {_fmt(loss)} on {' + '.join(adv.pays)} and gains {_fmt(gain)} on "
                   f"{' + '.join(adv.targets)}")
-        idle = sorted(r["scenario"] for r in (rows if adv.markers else unmarked)
-                      if r["strategy"] == adv.name and never_compacted(r))
-        apart = f"; left out, never compacted: {', '.join(idle)}" if idle else ""
+        mine = rows if adv.markers else unmarked
+        fit = fitting(mine)
+        idle = sorted(r["scenario"] for r in mine if r["strategy"] == adv.name and not in_headline(r, fit))
+        apart = f"; left out, the session fits the window: {', '.join(idle)}" if idle else ""
         print(f"{adv.name}: {word}{on} ({adv.games}; target {' or '.join(adv.targets)}{apart})")
     for e in errors:
         print(f"error: {e}", file=sys.stderr)

@@ -8,8 +8,9 @@ from bench.cli.run_help import text as help_text
 from bench.errors import BadInput
 from bench.harness.model import Model
 from bench.report.headline import console
-from bench.results.store import format_table, never_compacted
+from bench.results.store import format_table
 from bench.runner.config import user_dir
+from bench.scoring.oracle import columns
 from bench.runner.plan import Cell
 from bench.runner.run import Outcome, run
 
@@ -75,14 +76,16 @@ def _headline(o: Outcome) -> str:
 
 
 def _notes(row: dict[str, Any]) -> str:
-    """What a cell's console line must not hide: requests over the window, a strategy that never
-    compacted (its scores are the oracle's, not the strategy's), fallbacks."""
+    """What a cell's console line must not hide: requests over the window, a session that fits the window
+    (out of the headline for every strategy), metrics the oracle cannot score there, fallbacks."""
     notes = []
     if row.get("overflow_requests"):
         notes.append(f"{row['overflow_requests']} of {row['requests']} requests over the window"
                      + (" (oracle: ignores the window)" if row.get("oracle") else ""))
-    if never_compacted(row):
-        notes.append("never compacted: left out of the headline means")
+    if row.get("needs_compaction") == 0:
+        notes.append("the session fits the window: left out of the headline means")
+    if row.get("unmeasured"):
+        notes.append(f"not measurable here: {', '.join(columns(row['unmeasured']))}")
     if row.get("_fallbacks"):
         tries = row["compactions"] + row["compaction_failures"]
         notes.append(f"{row['_fallbacks']} of {tries} compaction attempts fell back")

@@ -15,6 +15,8 @@ from bench.harness.messages import render_all, system_message
 from bench.scenarios import loader
 from bench.scenarios.generators import DEFAULT_OUT, LIBRARY, generate, write
 from bench.scenarios.model import Scenario
+from bench.scoring import oracle_reading
+from bench.scoring.checks import Judge
 from bench.tokens import default_reserve, tokenizer, trigger_limit
 
 DEFAULT_DIR = HOME / "scenarios"
@@ -202,11 +204,26 @@ def cmd_validate(argv: list[str]) -> int:
         if s is None:
             problems.extend(found)
             continue
+        unread = measurability(s, path)
+        if unread and (a.strict or loader.bundled(path)):
+            problems.extend(unread)
+            continue
+        for line in unread:
+            print(line, file=sys.stderr)
+        warnings = [*warnings, *unread]
         note = f", {len(warnings)} warning{'s' if len(warnings) != 1 else ''}" if warnings else ""
         print(f"ok {path}: {s.id}, {len(s.events)} events{note}")
     if problems:
         raise BadInput(problems)
     return 0
+
+
+def measurability(s: Scenario, path: Path) -> list[str]:
+    """A warning per metric the oracle itself does not score perfectly at every request of the scenario (the
+    same reading `run` makes, bench.scoring.oracle): not measurable there, with the first request, item and the
+    scorer's reason — the cause to fix in the record or the truth."""
+    found = oracle_reading(Judge(s, tokenizer(), True), True)
+    return [f"{path}: {x.column}: warning: {x.detail()}" for x in found.values()]
 
 
 def cmd_generate(argv: list[str]) -> int:

@@ -22,12 +22,15 @@ from pathlib import Path
 from bench.errors import BadInput
 from bench.gate.thresholds import Gate, load as load_gate, parse_flag
 from bench.scoring.metric import COMPARE
-from bench.scoring.metrics import COUNTS, RELATIVE, higher_is_better, shown
+from bench.scoring.metrics import COUNTS, RELATIVE, RETENTION, higher_is_better, shown
+from bench.scoring.oracle import COLUMN as UNMEASURED, columns, decode
 from bench.results.store import (cell_key, failed_cells, read_csv, scenario_tags, summary_path,
                                  summary_problems)
 from bench.results.stats import EPS, Interval, paired_interval, unpaired_interval, verdict
 
 CELL = ("scenario", "strategy", "writer", "window")   # a cell; its repeats differ in seed
+# Cost never alone: a gated cost or cache hit rate passes only where what the strategy knows did not fall.
+PRICED = ("cost_usd", "cache_hit_rate")
 INFO = ["compactions", *(m.column for m in shown(COMPARE))]   # in the table of means, never gated
 
 
@@ -82,6 +85,7 @@ class Diff:
     verdict: str = "tied"
     status: str = ""                 # ok | better | worse (ungated) | within noise | REGRESSION | MISSING | FAILED
     why: str = ""
+    knows: tuple[float, float, bool] | None = None   # cost / cache: retention (base, new, its fall is beyond noise)
 
     @property
     def name(self) -> str:
@@ -137,6 +141,11 @@ def _cells(rows: list[dict[str, str]]) -> dict[tuple, dict[str, dict[str, str]]]
     return out
 
 
+def _unmeasured(rows: dict[str, dict[str, str]]) -> set[str]:
+    """The metrics a cell's rows say the oracle cannot score on its scenario (`unmeasured`)."""
+    return {c for r in rows.values() for c in columns(r.get(UNMEASURED))}
+
+
 def _mean(rows: dict[str, dict[str, str]], metric: str) -> float | None:
     vals = [x for x in (_num(r.get(metric)) for r in rows.values()) if x is not None]
     return sum(vals) / len(vals) if vals else None
@@ -164,6 +173,27 @@ def _diff_interval(cells: list[tuple[str, dict, dict]], metric: str) -> Interval
     return unpaired_interval(sides.values())
 
 
+def _knows(cells: list[tuple[str, dict, dict]], skip: set[str], noise_aware: bool) -> tuple[float, float, bool] | None:
+    """Retention (the mean of goal, constraints and facts both runs have) of BASE and NEW over the cells, and
+    whether a fall counts: always on deterministic runs, and with `noise_aware` only when one of them got
+    worse beyond its 95% interval."""
+    base, new, beyond = [], [], not noise_aware
+    for m in RETENTION:
+        if m in skip:
+            continue
+        bs = [x for x in (_mean(b, m) for _, b, _ in cells) if x is not None]
+        ns = [x for x in (_mean(n, m) for _, _, n in cells) if x is not None]
+        if not bs or not ns:
+            continue
+        base.append(sum(bs) / len(bs))
+        new.append(sum(ns) / len(ns))
+        if noise_aware and verdict(_diff_interval(cells, m), True) == "worse":
+            beyond = True
+    if not base:
+        return None
+    return sum(base) / len(base), sum(new) / len(new), beyond
+
+
 def _judge(d: Diff, gate: Gate) -> Diff:
     """Status and verdict of one difference under its threshold."""
     up = higher_is_better(d.metric)
@@ -175,8 +205,15 @@ def _judge(d: Diff, gate: Gate) -> Diff:
     worse = (d.base - d.new) if up else (d.new - d.base)
     if d.metric in RELATIVE and d.base > 0:
         worse /= d.base
+    fell = d.knows is not None and d.knows[1] < d.knows[0] - EPS and d.knows[2]
     if d.threshold is None:
         d.status = "better" if worse < -EPS else "worse" if worse > EPS else "ok"
+    elif fell and worse <= d.threshold + EPS:
+        d.status = "REGRESSION"
+        d.why = (f"{'cheaper' if d.metric == 'cost_usd' else 'more cached'} by knowing less" if worse < -EPS else
+                 "no dearer, but knowing less") + \
+            f": retention (goal, constraints, facts) {show(d.knows[0])} -> {show(d.knows[1])}; cost and cache are " \
+            "gated only together with retention not falling"
     elif worse > d.threshold + EPS:
         if gate.noise_aware and d.verdict != "worse" and d.metric not in COUNTS:   # overflow: any rise fails
             d.status, d.why = "within noise", f"beyond {d.threshold:g} but within its 95% interval {_iv(d.interval)}"
@@ -220,18 +257,32 @@ def compare(base: list[dict[str, str]], new: list[dict[str, str]], gate: Gate | 
                                  why=f"missing from NEW (in BASE; {ran}; --all-cells)"))
     common = [k for k in b_cells if k in n_cells]
     metrics = gate.gated()
+    # A metric the oracle cannot score on a scenario (in either run) is not gated there, nor in the means.
+    skip = {k: _unmeasured(b_cells[k]) | _unmeasured(n_cells[k]) for k in common}
+    said: dict[tuple[str, str], str] = {}
+    for key in common:
+        for r in [*n_cells[key].values(), *b_cells[key].values()]:
+            for x in decode(r.get(UNMEASURED)):
+                said.setdefault((key[0], x.column), x.text(key[0]) if x.requests else
+                                f"not measurable on {key[0]}: {x.column}")
+    res.notes.extend(f"{text}; not gated there" for text in said.values())
     for key in common:
         b, n = b_cells[key], n_cells[key]
         for m in metrics:
+            if m in skip[key]:
+                continue
             d = Diff(m, key[1], key[2], key[0], key[3], _mean(b, m), _mean(n, m), len(n),
                      gate.threshold(m, tags.get(key[0], set())))
             if d.base is None and d.new is None:
                 continue
             d.interval = _diff_interval([(key[0], b, n)], m)
+            if m in PRICED:
+                d.knows = _knows([(key[0], b, n)], skip[key], gate.noise_aware)
             res.cells.append(_judge(d, gate))
     for strategy, writer in dict.fromkeys((k[1], k[2]) for k in common):
-        group = [k for k in common if (k[1], k[2]) == (strategy, writer)]
+        cells = [k for k in common if (k[1], k[2]) == (strategy, writer)]
         for m in [*metrics, *[x for x in INFO if x not in metrics]]:
+            group = [k for k in cells if m not in skip[k]]
             bs = [x for x in (_mean(b_cells[k], m) for k in group) if x is not None]
             ns = [x for x in (_mean(n_cells[k], m) for k in group) if x is not None]
             if not bs and not ns:
@@ -240,6 +291,9 @@ def compare(base: list[dict[str, str]], new: list[dict[str, str]], gate: Gate | 
             d = Diff(m, strategy, writer, base=agg(bs) if bs else None, new=agg(ns) if ns else None, cells=len(ns),
                      threshold=gate.threshold(m) if m in metrics else None)
             d.interval = _diff_interval([(k[0], b_cells[k], n_cells[k]) for k in group], m)
+            if m in PRICED and m in metrics:
+                d.knows = _knows([(k[0], b_cells[k], n_cells[k]) for k in group], set().union(*(skip[k] for k in group)),
+                                 gate.noise_aware)
             if m in COUNTS and d.interval is not None:   # a count's mean is a sum over the cells
                 scale = len(group)
                 d.interval = Interval(d.interval.mean * scale, d.interval.low * scale, d.interval.high * scale,

@@ -13,7 +13,7 @@ from bench.results.store import read_config
 from bench.report.render import Doc, Table, markdown, to_html
 from bench.report.figures import Painter
 from bench.harness.logs import read_jsonl
-from bench.results.store import load
+from bench.results.store import load, not_measurable
 from bench.results.trace import Run
 from bench.report import data, figures, headline
 from bench.report import sections as S
@@ -80,12 +80,17 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     doc.table(Table(cols, body, "One row per strategy; reference rows first (the oracle `full`, which ignores "
                                 "the window, and `truncate`, which keeps no memory). Each score is a mean over "
                                 "cells, each cell's score a mean over every agent request of its session: the "
-                                f"weighting of every table and figure here. {headline.directions()} Cells where a "
-                                "strategy never compacted and sent nothing over the window (the session fit) are "
-                                "left out (listed below).",
+                                f"weighting of every table and figure here. {headline.directions()} Sessions that "
+                                "fit the window (the oracle's largest request is within it, so no strategy needs "
+                                "to compact) are left out for every strategy alike (listed below); a metric the "
+                                "oracle cannot score on a scenario is left out there (not measurable, below).",
                      id="headline"))
     for sentence in headline.findings(table, idle, main, summary[~summary["strategy"].str.endswith(" (oracle)")]):
         doc.p(sentence)
+    for sentence in not_measurable(summary.to_dict("records")):
+        doc.p(f"{sentence}: the oracle itself, which holds every event, does not score it, so the scorer cannot "
+              "read this metric there; it is left empty in every cell of the scenario and out of the means and "
+              "the gate (`scenarios validate` names the cause).")
     S.link_viewer(doc, run_dir)
     roles = {str(S.section(cfg, r).get("model")) for r in ("agent", "judge")}
     if "offline" in set(summary["writer"].astype(str)) | roles:
@@ -94,9 +99,10 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     S.windows(doc, scored)
     if not idle.empty:
         icols = ["scenario", "strategy", "writer", "window", *data.present(idle, quality)]
-        doc.table(Table(icols, S.rows(idle, icols), "Cells where the strategy never compacted: the session fit, "
-                                                    "so these scores are the oracle's context, not the "
-                                                    "strategy's; left out of the means above."))
+        doc.table(Table(icols, S.rows(idle, icols), "Cells of sessions that fit the window (the oracle's largest "
+                                                    "request is within it): no strategy needs to compact there, "
+                                                    "so every strategy's cells of them are left out of the means "
+                                                    "above, whatever it did."))
 
     doc.h("The sawtooth")
     doc.figure(paint(figures.sawtooth, S.sawtooth_series(records, compactions, main, cfg),
@@ -133,6 +139,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                              "(from checks.csv).", colours))
 
     doc.h("Cost against retention")
+    _pareto(doc, table)
     doc.figure(paint(figures.scatter, scored, "cost_vs_full", "retention", "cost",
                                "One point per cell: its cost relative to `full` on the same scenario (1 = the "
                                "oracle's cost; dashed) against its mean retention (goal, constraints, facts).",
@@ -169,6 +176,29 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     acols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, *money])]
     doc.table(Table(acols, S.rows(summary, acols)))
     return doc
+
+
+def _pareto(doc: Doc, t) -> None:
+    """Cost and cache beside retention, one row per strategy: what each saves and what it knows (the Pareto
+    view of headline.pareto); a saving is never shown apart from what it costs in knowledge."""
+    cost = {n: over for n, _, _, over in headline.pareto(t, "cost_vs_full", True)}
+    cache = {n: over for n, _, _, over in headline.pareto(t, "cache_hit_rate", False)}
+    rows = []
+    for r in t.to_dict("records"):
+        name = str(r["strategy"])
+        if name not in cost and name not in cache:
+            continue
+        say = lambda over, word: "" if over is None else "on the front" if not over else f"{over[0]} {word}"   # noqa: E731
+        rows.append([name, r.get("retention"), r.get("cost_vs_full"), r.get("cache_hit_rate"),
+                     say(cost.get(name), "is cheaper and knows at least as much"),
+                     say(cache.get(name), "is more cached and knows at least as much")])
+    if rows:
+        doc.table(Table(["strategy", "retention", "cost ×full", "cache hit rate", "cost against retention",
+                         "cache against retention"], [[None if v != v else v for v in row] for row in rows],
+                        "Cost and cache are read with what the strategy knows (retention: the mean of goal, "
+                        "constraints and facts), never alone: a strategy is behind another that is at least as "
+                        "cheap (as cached) and knows at least as much. Cheaper by knowing less is a trade, not a "
+                        "gain; a constant prefix raises the hit rate and lowers cost while the agent knows less."))
 
 
 def _intervals(doc: Doc, scored, quality: list[str], run_dir: Path) -> None:

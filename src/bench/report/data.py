@@ -8,13 +8,13 @@ from bench.results.store import KEY_COLUMNS as KEY
 from bench.scoring.cache_sim import hit_rates, load_profile, profile_names
 from bench.errors import BadInput
 from bench.scoring.metric import TOKENS
-from bench.scoring.metrics import SCORES, higher_is_better, shown
+from bench.scoring.metrics import RETENTION as M_RETENTION, SCORES, higher_is_better, shown
 from bench.results.stats import interval, paired_interval, verdict
-from bench.results.store import read_csv
+from bench.results.store import fitting, in_headline, read_csv
 
 QUALITY = SCORES   # every metric the gate checks by default, in summary.csv's order
 COST = ["compactions", "compaction_failures", *(m.column for m in shown(TOKENS))]
-RETENTION = ["goal_retention", "constraint_fidelity", "fact_retention"]
+RETENTION = M_RETENTION
 DRIFT = {"goal": "goal", "constraint": "constraint", "fact": "fact"}
 
 
@@ -30,17 +30,18 @@ def by(df, keys: list[str], columns: list[str]):
 
 
 def headline(df):
-    """(cells in the headline means, cells left out): a cell whose session fit — its strategy never
-    compacted and sent nothing over the window — scored the oracle's context, not the strategy's, so it
-    is shown apart (the oracle itself always counts). A strategy that does not compact a session that
-    does not fit is scored on it: its over-window requests keep nothing, and leaving them out would let
-    a strategy pick the sessions it is judged on."""
-    if "compactions" not in df.columns:
+    """(cells in the headline means, cells left out): the cells of sessions that need compaction — the
+    oracle's largest request does not fit the window (`store.fitting`) — for every strategy alike, the oracle
+    included. A session that fits is shown apart for everyone: whether a strategy reported compactions there
+    never decides whether its cell counts."""
+    import pandas as pd
+
+    fit = fitting(df.to_dict("records"))
+    if not fit:
         return df, df.iloc[0:0]
-    oracle = df["oracle"].fillna(0).astype(float) > 0 if "oracle" in df.columns else False
-    over = df["overflow_requests"].fillna(0) > 0 if "overflow_requests" in df.columns else False
-    keep = (df["compactions"].fillna(0) > 0) | oracle | over
-    return df[keep], df[~keep]
+    keep = [in_headline(r, fit) for r in df[["scenario", "window"]].to_dict("records")]
+    mask = pd.Series(keep, index=df.index, dtype=bool)
+    return df[mask], df[~mask]
 
 
 def labelled(df):

@@ -13,7 +13,7 @@ from typing import Any
 from bench.results.stats import interval as bootstrap
 from bench import __version__
 from bench.report import data
-from bench.results.store import format_table, load
+from bench.results.store import format_table, load, not_measurable
 from bench.scoring.metric import HEADLINE
 from bench.scoring import metrics as M
 
@@ -114,6 +114,12 @@ def table(cells):
                 row[col] = float(g[col].mean())
                 if col not in M.COUNTS and col != "compactions":   # counts that mostly say scenario size
                     row[f"{col} interval"] = interval(g[col].dropna().to_numpy())
+        # read beside cost and cache, never apart from them (the Pareto view)
+        known = data.retention(g)
+        if known.notna().any():
+            row["retention"] = float(known.mean())
+        if "cache_hit_rate" in g.columns and g["cache_hit_rate"].notna().any():
+            row["cache_hit_rate"] = float(g["cache_hit_rate"].mean())
         rows.append(row)
     out = pd.DataFrame(rows)
     if out.empty:
@@ -139,6 +145,53 @@ def shown(t) -> tuple[list[str], list[list[Any]]]:
                 cells.append(float(v))
         rows.append(cells)
     return header, rows
+
+
+EQUAL = 0.005   # retention closer than this is equal knowledge
+
+
+def pareto(t, price: str = "cost_vs_full", cheaper: bool = True):
+    """Per strategy (the oracle left out: it ignores the window): (name, price, retention, dominated by) on
+    one price column — `cost_vs_full` (lower is better) or `cache_hit_rate` (higher) — against retention
+    (goal, constraints, facts), the Pareto view: a strategy is dominated when another is at least as cheap
+    (or as cached) and knows at least as much, better on one of them."""
+    if price not in t.columns or "retention" not in t.columns:
+        return []
+    pts = [(str(r["strategy"]), float(r[price]), float(r["retention"])) for r in t.to_dict("records")
+           if "(oracle)" not in str(r["strategy"]) and r.get(price) == r.get(price) and r.get("retention") == r.get("retention")]
+    better = (lambda a, b: a <= b) if cheaper else (lambda a, b: a >= b)
+    out = []
+    for name, p, k in pts:
+        over = [o for o, q, j in pts if o != name and better(q, p) and j >= k - 1e-12 and (q != p or j > k + 1e-12)]
+        out.append((name, p, k, over))
+    return sorted(out, key=lambda x: x[1] if cheaper else -x[1])
+
+
+def pareto_findings(t) -> list[str]:
+    """Cost and cache never alone: the strategies on the front of cost (then cache hit rate) against
+    retention, the ones that are dearer and know no more, and whether the cheapest (most cached) strategy is
+    cheaper at equal knowledge or cheaper by knowing less."""
+    out = []
+    for price, label, cheaper in (("cost_vs_full", "cost ×full", True), ("cache_hit_rate", "cache hit rate", False)):
+        pts = pareto(t, price, cheaper)
+        if len(pts) < 2:
+            continue
+        front = [f"{n} ({p:.3f}, retention {k:.3f})" for n, p, k, over in pts if not over]
+        behind = [f"{n} ({p:.3f}, {k:.3f}: {over[0]} is {'cheaper' if cheaper else 'more cached'} and knows as "
+                  "much or more)" for n, p, k, over in pts if over]
+        text = (f"{label} read with retention (goal, constraints, facts; a Pareto view): on the front, "
+                f"{'cheapest' if cheaper else 'most cached'} first: {', '.join(front)}")
+        text += f"; behind it: {'; '.join(behind)}." if behind else "."
+        top, rest = pts[0], pts[1:]
+        most = max(rest, key=lambda x: x[2])
+        word = "cheapest" if cheaper else "most cached"
+        if most[2] > top[2] + EQUAL:
+            text += (f" The {word}, {top[0]}, is {'cheaper' if cheaper else 'more cached'} by knowing less: retention "
+                     f"{top[2]:.3f} against {most[0]}'s {most[2]:.3f}.")
+        else:
+            text += f" The {word}, {top[0]}, is {'cheaper' if cheaper else 'more cached'} at equal or better knowledge."
+        out.append(text)
+    return out
 
 
 def stress_findings(summary) -> list[str]:
@@ -176,7 +229,7 @@ def findings(t, idle, summary, summary_all=None) -> list[str]:
         return out
     contenders = t[~t["reference"]]
     tested = False
-    for col, header, higher in METRICS + BESIDE[:1]:
+    for col, header, higher in METRICS:
         if higher is None or col not in contenders.columns or contenders[col].notna().sum() < 1:
             continue
         ranked = contenders.dropna(subset=[col]).sort_values(col, ascending=not higher, kind="stable")
@@ -204,15 +257,15 @@ def findings(t, idle, summary, summary_all=None) -> list[str]:
         out.append("No intervals yet: the leads above are not tested for significance (each mean is over "
                    "the cells in the table's `cells` column).")
     if idle is not None and not idle.empty:
-        every = summary.groupby("strategy")["scenario"].size()
-        for strategy, g in idle.groupby("strategy", sort=True):
-            names = ", ".join(sorted(set(g["scenario"].astype(str)))[:6])
-            out.append(f"{strategy} never compacted in {len(g)} of {every.get(strategy, len(g))} cells ({names}): "
-                       "those sessions fit its trigger, so they are left out of its means.")
+        names = sorted(set(idle["scenario"].astype(str)))
+        out.append(f"{len(names)} session(s) fit the window ({', '.join(names[:6])}{' ...' if len(names) > 6 else ''}): "
+                   "the oracle's largest request is within it, so no strategy needs to compact there; their cells "
+                   "are left out of every strategy's means.")
     if "overflow_requests" in t.columns:
         for _, r in contenders[contenders["overflow_requests"].fillna(0) > 0].iterrows():
             out.append(f"{r['strategy']} sent {r['overflow_requests']:.1f} requests per cell over the window "
                        "(they keep nothing).")
+    out.extend(pareto_findings(t))
     out.extend(stress_findings(summary_all) if summary_all is not None else [])
     if "cost_vs_full" not in t.columns or t["cost_vs_full"].isna().all():
         out.append("No oracle cells in this run, so cost is not shown relative to `full` (add `full` to "
@@ -236,10 +289,11 @@ def console(run_dir: Path) -> str:
     rows = [{"strategy": r["strategy"] + (" *" if r["reference"] else ""), "cells": r["cells"],
              **{names[c]: "" if r.get(c) != r.get(c) else f"{r[c]:.3f}" if c != "compactions" else f"{r[c]:.1f}"
                 for c in cols}} for r in t.to_dict("records")]
+    lines = not_measurable(summary.to_dict("records"))
     return format_table(rows, ["strategy", "cells", *[names[c] for c in cols]]) + \
-        "\n(* reference rows; cell means over the headline cells: offline writer, strategies that compacted or " \
-        "overflowed)"
+        "\n(* reference rows; cell means over the headline cells: offline writer, sessions that need compaction)" + \
+        "".join(f"\n{x}; left out of the means and the gate" for x in lines)
 
 
-__all__ = ["console", "interval", "identity", "table", "shown", "findings", "with_cost_vs_full", "git_commit",
-           "METRICS", "directions"]
+__all__ = ["console", "interval", "identity", "table", "shown", "findings", "pareto", "pareto_findings",
+           "with_cost_vs_full", "git_commit", "METRICS", "directions"]

@@ -24,10 +24,13 @@ from bench.harness.logs import KEY_COLUMNS
 from bench.parsing import bounded_yaml
 from bench.scoring import metrics as M
 from bench.scoring.metric import CONSOLE
+from bench.scoring.oracle import COLUMN as UNMEASURED, NEEDS, decode, sentence
 
 # summary.csv: the cell's key, what the replay counted, every metric (bench.scoring.metrics), the time taken.
-RUN_COLUMNS = ["oracle", "events", "requests", "compactions", "compaction_failures"]
-SUMMARY_COLUMNS = [*KEY_COLUMNS, *RUN_COLUMNS, *M.COLUMNS, "wall_s"]
+# `needs_compaction`: the session does not fit the window (bench.scoring.oracle); `unmeasured`: the metrics the
+# oracle cannot score on the scenario, left empty in the row (text: `column=mean:short/requests ...`).
+RUN_COLUMNS = ["oracle", NEEDS, "events", "requests", "compactions", "compaction_failures"]
+SUMMARY_COLUMNS = [*KEY_COLUMNS, *RUN_COLUMNS, *M.COLUMNS, UNMEASURED, "wall_s"]
 
 
 def cell_key(row: dict[str, Any]) -> tuple[str, ...]:
@@ -101,7 +104,7 @@ def _fmt(v: Any) -> Any:
 
 # What `load` insists on per table: columns that must be there, and columns that must hold numbers.
 REQUIRED = {"summary": KEY_COLUMNS, "checks": ["strategy", "point", "check_point", "metric", "item", "score"]}
-NUMERIC = {"summary": [c for c in SUMMARY_COLUMNS if c not in ("scenario", "strategy", "writer")],
+NUMERIC = {"summary": [c for c in SUMMARY_COLUMNS if c not in ("scenario", "strategy", "writer", UNMEASURED)],
            "checks": ["check_point", "request", "score", "oracle"]}
 
 
@@ -355,11 +358,47 @@ def dump_yaml(data: dict) -> str:
     return yaml.dump(data, Dumper=Plain, sort_keys=False, allow_unicode=True)
 
 
-def never_compacted(row: dict[str, str]) -> bool:
-    """A cell whose session fit — its strategy never compacted and sent nothing over the window — scored
-    the oracle's context, not its own: like the report's headline means, the audit leaves it out (the
-    oracle always counts). One that overflowed instead of compacting is scored."""
-    return not number(row.get("oracle")) and number(row.get("compactions")) == 0 and not number(row.get("overflow_requests"))
+def fitting(rows: Iterable[dict[str, Any]]) -> set[tuple[str, str]]:
+    """(scenario, window) of the sessions that fit the window: the oracle's largest request, its reply included,
+    is within it (`needs_compaction` 0), so no strategy needs to compact and every context could be the
+    oracle's. The session decides, for every strategy alike (the oracle too): what a strategy reports about
+    its own compactions never matters. A summary from before the column falls back on its oracle's cells
+    (a session fits when the oracle sent nothing over the window); without either, every session counts."""
+    out: set[tuple[str, str]] = set()
+    needs: set[tuple[str, str]] = set()
+    for r in rows:
+        key = (str(r.get("scenario")), _window(r.get("window")))
+        n = number(r.get(NEEDS))
+        if n is None and number(r.get("oracle")) and number(r.get("overflow_requests")) is not None:
+            n = 1.0 if number(r.get("overflow_requests")) else 0.0
+        if n == 0:
+            out.add(key)
+        elif n is not None:
+            needs.add(key)
+    return out - needs
+
+
+def in_headline(row: dict[str, Any], fit: set[tuple[str, str]]) -> bool:
+    """A cell of a session that needs compaction (`fitting` gives the sessions that do not)."""
+    return (str(row.get("scenario")), _window(row.get("window"))) not in fit
+
+
+def _window(v: Any) -> str:
+    x = number(v)
+    return str(int(x)) if x is not None and x.is_integer() else str(v)
+
+
+def not_measurable(rows: Iterable[dict[str, Any]]) -> list[str]:
+    """One sentence per scenario and metric the oracle cannot score (`unmeasured`), in first-seen order:
+    "not measurable on S: METRIC (the oracle scores X: below 1 at N of M requests)"."""
+    seen: dict[tuple[str, str], str] = {}
+    for r in rows:
+        for x in decode(r.get(UNMEASURED)):
+            key = (str(r.get("scenario")), x.column)
+            if key not in seen:
+                seen[key] = sentence(key[0], x.column, x.mean, x.short, x.requests) if x.requests else \
+                    f"not measurable on {key[0]}: {x.column}"
+    return list(seen.values())
 
 
 def number(v) -> float | None:

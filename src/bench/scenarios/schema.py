@@ -3,7 +3,7 @@ required, what an absent key means and what it is for.
 
 The validator derives its unknown-key, missing-key and type checks from these tables, and the
 per-key checks named by `Field.check`; it builds the model's dataclasses by keyword through
-`Record.build`. The format table in docs/scenarios.md is `markdown()` (tests/test_schema.py keeps
+`Record.build`. The format table in docs/scenarios.md is `markdown()` (tests/test_docs.py keeps
 it so), so the file format, the checks and the docs cannot drift apart. What spans several keys or
 records (references between events, quotes inside their event, keys in one unit, the window's
 room) stays code in `validate`.

@@ -27,6 +27,7 @@ from bench.scoring.metrics import FAMILIES
 from bench.scoring.pricing import rates
 from bench.models import build as build_model
 from bench.scoring.probes import Outcome, ask_all, offline_judge
+from bench.scoring import oracle as O
 
 CHECK_COLUMNS = [*KEY_COLUMNS, "check_point", "point", "request", "event", "metric", "item", "kind", "score",
                  "detail", "oracle"]
@@ -161,11 +162,33 @@ def judged(requests: Iterable[Any], judge: Judge, oracle: bool = False,
 
 
 
+def oracle_reading(judge: Judge, markers: bool = True) -> dict[str, O.Reading]:
+    """The metrics the oracle does not score perfectly at every agent request of the Judge's scenario, read
+    by the scorer's own schedule and rules (`judged`) on the requests `full` sends: not measurable there."""
+    return O.aggregate(judged(O.oracle_requests(judge, None), judge, oracle=True), markers)
+
+
+def _readings(memo: Memo, scenario: Any, tok: Any, markers: bool) -> tuple[dict[str, O.Reading], int]:
+    """(`oracle_reading`, the oracle's largest request) of a scenario, once per process and marker setting."""
+    judge = memo.judge(scenario, tok, markers)
+    key = (scenario.id, scenario.path, tok.encoding_name, markers)
+    got = memo.readings.get(key)
+    if got is None or got[0] is not judge:
+        got = memo.readings[key] = (judge, oracle_reading(judge, markers), O.peak(judge))
+    return got[1], got[2]
+
+
 async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, memo: Memo | None = None
                      ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Summary columns and checks.csv rows for one cell. `oracle`: the run's config names the strategy's
     class an oracle (`full`); its over-window requests are scored as if served, and counted. `memo`:
-    what the caller keeps between cells (bench.scoring.memo)."""
+    what the caller keeps between cells (bench.scoring.memo).
+
+    A metric the oracle itself does not score perfectly at every request of the scenario is not measurable
+    there (bench.scoring.oracle): its value is left empty, its check rows are replaced by one
+    `point=unmeasured` row saying why, and the `unmeasured` column names it. `needs_compaction` says
+    whether the session fits the cell's window at all (the oracle's largest request), for every strategy
+    alike."""
     memo = memo or Memo()
     sc: Scoring = getattr(cell, "scoring", None) or Scoring()
     scenario, base = cell.scenario, dict(zip(KEY_COLUMNS, cell.key))
@@ -211,6 +234,17 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
     rows.extend(tally.rows({**base, "check_point": "", "request": "", "event": ""}))
     scores: dict[str, Any] = {**tally.summary(), **meter.columns(), "overflow_requests": over_requests,
                               "oracle": int(oracle), "probe_pass_rate": None}
+    unmeasured, top = _readings(memo, scenario, tok, cell.markers)
+    scores[O.NEEDS] = int(top > int(cell.window))
+    scores[O.COLUMN] = O.encode(unmeasured.values()) or None
+    if unmeasured:
+        names = {m for m, c in SUMMARY.items() if c in unmeasured}
+        rows[:] = [r for r in rows if r["metric"] not in names]
+        for x in unmeasured.values():
+            scores[x.column] = None
+            rows.append({**base, "check_point": "", "point": "unmeasured", "request": x.request, "event": x.event,
+                         "metric": next(m for m, c in SUMMARY.items() if c == x.column), "item": x.item,
+                         "kind": "", "score": x.mean, "detail": x.detail()})
     for o in others:
         scores.update(o.columns())
     if probes:
@@ -295,4 +329,4 @@ def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Pa
                           t=target.record.get("t"), probe=o.probe.id, passed=o.passed)
 
 
-__all__ = ["score_cell", "judged", "settings", "Scoring", "CHECK_COLUMNS"]
+__all__ = ["score_cell", "judged", "oracle_reading", "settings", "Scoring", "CHECK_COLUMNS"]

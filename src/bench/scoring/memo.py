@@ -22,6 +22,8 @@ class Memo:
         self.rates: dict[tuple[str, str], Any] = {}
         self.judges: dict[tuple, Judge] = {}
         self.oracle: dict[tuple, dict[str, bool | None]] = {}   # per scenario and models: probes the oracle passes
+        # per scenario and marker setting: (its Judge, the metrics the oracle cannot score, its largest request)
+        self.readings: dict[tuple, tuple[Judge, dict[str, Any], int]] = {}
 
     def rates_for(self, model: str, profile: Profile) -> Any:
         """`pricing.rates`, once per price model and cache profile (it searches the whole cost map)."""

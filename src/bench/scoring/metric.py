@@ -3,7 +3,7 @@
 Every place that lists metrics — summary.csv's columns, the gate's directions and defaults, repeats.csv,
 the console and report tables, the audit, the viewer, the docs' column tables — reads these fields
 through `bench.scoring.metrics`, so adding a metric is its scorer plus one declaration (and the docs
-lines tests/test_metrics.py asks for), and no list elsewhere can fall out of step with it.
+lines tests/test_docs.py asks for), and no list elsewhere can fall out of step with it.
 """
 from __future__ import annotations
 

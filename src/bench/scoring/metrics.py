@@ -2,7 +2,7 @@
 code), in summary.csv's column order, and the lists the gate, repeats, report, audit and viewer share.
 
 A new scorer is one module declaring its `FAMILY` plus its entry in FAMILIES; everything that lists
-metrics reads them from here, and tests/test_metrics.py holds the docs' tables to it.
+metrics reads them from here, and tests/test_docs.py holds the docs' tables to it.
 """
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ OPTIONAL = {m.column: m.higher for m in METRICS if m.gated == "named"}   # True:
 GATED = [*COUNTS, *HIGHER, *LOWER, *OPTIONAL]
 RELATIVE = {m.column for m in METRICS if m.relative}       # thresholds that are a share of the base value
 SCORES = [m.column for m in METRICS if m.gated == "always"]   # the report's score tables, in column order
+# What a strategy knows, in one number per cell: the mean of these (the report's retention composite, and what
+# cost and the cache hit rate are read beside: the Pareto view, compare's gate on them).
+RETENTION = ["goal_retention", "constraint_fidelity", "fact_retention"]
 
 
 def higher_is_better(column: str) -> bool:
@@ -36,7 +39,7 @@ def shown(view: str) -> list[Metric]:
 
 
 def docs_table() -> str:
-    """The README's table of summary columns, one row per metric (tests/test_metrics.py keeps it there)."""
+    """The README's table of summary columns, one row per metric (tests/test_docs.py keeps it there)."""
     rows = ["| column | meaning |", "|---|---|"]
     for m in METRICS:
         text = (m.meaning + (" (lower is better)" if m.direction == "lower" else "")).replace("|", "\\|")
@@ -45,4 +48,4 @@ def docs_table() -> str:
 
 
 __all__ = ["METRICS", "FAMILIES", "BY_COLUMN", "BY_NAME", "COLUMNS", "HIGHER", "LOWER", "COUNTS", "OPTIONAL",
-           "GATED", "RELATIVE", "SCORES", "higher_is_better", "shown", "docs_table"]
+           "GATED", "RELATIVE", "SCORES", "RETENTION", "higher_is_better", "shown", "docs_table"]

@@ -57,22 +57,44 @@ NO = re.compile(r"^\W*(no(?=\s*[,.:;!—-]|\s*$)|nope|not|never|i (will not|won'
 POLAR = ("yes", "no")
 
 
-def polarity(answer: str) -> str:
+FULL_STOP = re.compile(r"(?<=[.!?])\s+")
+BARE = re.compile(r"^\W*(yes|yeah|yep|sure|correct|no|nope)\W*$")
+# Words of a question that name no subject: who is asked, about whom, and when.
+GENERIC = frozenset(terms("user agent before after ever still yet again already right now today"))
+
+
+def subject(ask: str, user: str = "") -> frozenset[str]:
+    """The asked subject: the question's content words (stemmed), without the people and the time words."""
+    return terms(ask) - GENERIC - terms(user)
+
+
+def polarity(answer: str, ask: str = "", user: str = "") -> str:
     """'yes', 'no' or '' for a yes/no answer: its opening word decides; without one, a denied verb in
-    its first sentence ('I will not', 'never', "can't") reads as 'no' and none as '' (not an explicit yes)."""
+    its first sentence ('I will not', 'never', "can't") reads as 'no' and none as '' (not an explicit yes).
+    With the question (`ask`), the answer counts only when the sentence that answers is about the asked
+    subject (shares a content word with the question; a bare opening "No." is read with the sentence after
+    it): an unrelated "Do not touch billing/." answers no question about force-pushing."""
     text = normalize(answer)
-    if YES.match(text):
-        return "yes"
-    if NO.match(text):
-        return "no"
-    first = SENTENCE.split(text, 1)[0]
-    return "no" if DENIAL.search(first) else ""
+    pole = "no" if NO.match(text) else "yes" if YES.match(text) else ""   # "I will not" is no "I will"
+    if not pole:
+        first = SENTENCE.split(text, 1)[0]
+        pole = "no" if DENIAL.search(first) else ""
+    if not pole or not ask:
+        return pole
+    want = subject(ask, user)
+    if not want:
+        return pole
+    sentences = FULL_STOP.split(text, 2)
+    unit = " ".join(sentences[:2]) if BARE.match(sentences[0]) else sentences[0]
+    return pole if terms(unit) & want else ""
 
 
-def by_rule(answer: str, probe: Probe) -> tuple[bool, str]:
+def by_rule(answer: str, probe: Probe, user: str = "") -> tuple[bool, str]:
     """Any `expect` term and no `reject` term, as whole words. 'yes' and 'no' are graded on the answer's
-    polarity, not found as words ('no issues, merging it' is not a no)."""
-    pole = polarity(answer) if any(normalize(t) in POLAR for t in (*probe.expect, *probe.reject)) else ""
+    polarity, not found as words ('no issues, merging it' is not a no), and only when the answering sentence
+    is about the asked subject."""
+    pole = polarity(answer, probe.ask, user) if any(normalize(t) in POLAR for t in (*probe.expect, *probe.reject)) \
+        else ""
 
     def said(term: str) -> bool:
         t = normalize(term)
@@ -104,7 +126,7 @@ async def ask(probe: Probe, context: Sequence[Message] | None, agent: Model, jud
     answer = reply.text.strip()
     short = " ".join(answer.split())[:160]
     if not uses_judge(probe, grade):
-        ok, why = by_rule(answer, probe)
+        ok, why = by_rule(answer, probe, user)
         return Outcome(probe, ok, f"{why}; answer: {short}", request=request)
     prompt = make(tok, id=f"judge-{probe.id}", role="user", tag="probe",
                   text=JUDGE.format(ask=probe.ask, rubric=probe.rubric, answer=answer))

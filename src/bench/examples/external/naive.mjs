@@ -2,13 +2,13 @@
 // The naive rewrite-summary strategy as an external process: Node 18+, no dependencies.
 //
 // It does what strategies/naive.py does, over compaction-bench's external-strategy protocol
-// (docs/design.md §4, "External strategies"): JSON Lines on stdin/stdout, writer calls with
+// (compaction-bench's docs/protocol.md): JSON Lines on stdin/stdout, writer calls with
 // `fetch` to the OpenAI-compatible endpoint in COMPACTION_BENCH_WRITER_URL. At the trigger the
 // writer gets the system prompt, the previous summary plus every message since, and a generic
 // "summarise everything" instruction; its answer replaces the whole history as one user-role
 // message tagged `summary`. If the request still does not fit, the oldest turns are dropped.
 //
-//   compaction-bench run suite=smoke strategies=[exec] 'strategy.exec.command=[node,examples/external/naive.mjs]'
+//   compaction-bench run suite=smoke strategies=[exec] 'strategy.exec.command=[node,src/bench/examples/external/naive.mjs]'
 //
 // Options: --budget (share of the window, or tokens; 0.1), --keep-last N (0), --trigger (share or
 // tokens; default the bench's limit), --prompt FILE (default: the built-in naive's prompt).

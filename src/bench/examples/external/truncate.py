@@ -10,7 +10,7 @@ No writer call. Between compactions the reply only appends the new message ids, 
 `--every-request` leaves that out, so every request is a round trip (the protocol's worst case).
 
     compaction-bench run strategies=[exec] strategy.exec.calls_writer=false \
-        'strategy.exec.command=[python3,examples/external/truncate.py]'
+        'strategy.exec.command=[python3,src/bench/examples/external/truncate.py]'
 """
 from __future__ import annotations
 

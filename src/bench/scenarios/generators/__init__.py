@@ -66,6 +66,18 @@ LIBRARY: dict[str, Spec] = {
                               recall.build, "a detail from before a long debugging stretch stays recallable"),
     "decision-32k": Spec(32_000, 150_000, ("decision", "injection"), "Orders API built on early design decisions",
                          decisions.build, "decisions keep their reasons; a rejected option must not come back"),
+    # Small windows: the same failure modes under many more compactions per session, where the library's
+    # larger windows leave the best strategies at their ceiling (issue 23).
+    "pr-queue-8k": Spec(8_000, 70_000, ("pr-queue", "withdrawal", "subtask-trap", "injection", "many-compactions"),
+                        "PR queue on an 8k window: a goal added mid-session, rules narrowed, pasted logs",
+                        _pr(injections=2, withdrawal=True, subtask=True, pastes=3, goal_added=True),
+                        "queue position, a later goal and revised rules across a dozen compactions"),
+    "withdrawal-12k": Spec(12_000, 70_000, ("withdrawal", "many-compactions"),
+                           "Feature-flag cleanup on a 12k window, rules revised, withdrawn and narrowed",
+                           withdrawal.build, "the latest version of each rule across many compactions"),
+    "decision-12k": Spec(12_000, 70_000, ("decision", "injection", "many-compactions"),
+                         "Orders API on a 12k window built on early design decisions", decisions.build,
+                         "decisions and their reasons across many compactions; a rejected option must not come back"),
     "long-output-100k": Spec(100_000, 450_000, ("long-output", "skill", "detail-recall"),
                              "Export pipeline investigation with huge logs and skill loads", longout.build,
                              "skills and user words survive tool outputs that dwarf the conversation"),

@@ -13,17 +13,25 @@ the default run.
 - `stop_compacting`: truncate once, then never again, so requests overflow the window (overflow);
 - `label_all`: truncate, with every line of every user-role message under a `[Harness: relay]` label
   (provenance_leakage, paid for on constraint_fidelity and goal_retention);
-- `doubt_all`: the same with "Unconfirmed:" opening every line instead of a label (provenance_leakage).
-  Not in the audit yet: it still gains more on leakage than it pays (docs/scoring.md).
+- `doubt_all`: the same with "Unconfirmed:" opening every line instead of a label (provenance_leakage);
+- `queue_guesser`: truncate plus a regex-made last line "Done: #X. Next: #Y." (goal_retention);
+- `harvester`: truncate plus a note listing every background request as its own open task
+  (provenance_leakage);
+- `padded`: truncate behind a constant filler: cheaper and more cached only by knowing less (cost_usd and
+  cache_hit_rate, read beside retention).
 
-Exploration adversaries, in no audit (docs/strategies.md): `glossary`, `claims`, `all_done`, `padded`,
+Exploration adversaries, in no audit (docs/strategies.md): `glossary`, `claims`, `all_done`,
 `naive_hedge`, `neither` — imported by module path, not from here.
 """
 from bench.strategies.adversaries.doubt_all import DoubtAll
+from bench.strategies.adversaries.harvester import Harvester
 from bench.strategies.adversaries.label_all import LabelAll
+from bench.strategies.adversaries.padded import Padded
+from bench.strategies.adversaries.queue_guesser import QueueGuesser
 from bench.strategies.adversaries.restore_at_compaction import RestoreAtCompaction
 from bench.strategies.adversaries.stop_compacting import StopCompacting
 from bench.strategies.adversaries.token_bag import TokenBag
 from bench.strategies.adversaries.user_tail import UserTail
 
-__all__ = ["UserTail", "TokenBag", "RestoreAtCompaction", "StopCompacting", "LabelAll", "DoubtAll"]
+__all__ = ["UserTail", "TokenBag", "RestoreAtCompaction", "StopCompacting", "LabelAll", "DoubtAll", "QueueGuesser",
+           "Harvester", "Padded"]

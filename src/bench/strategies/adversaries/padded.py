@@ -1,8 +1,11 @@
-"""Exploration adversary `padded`: truncate behind a constant filler message (not wired into the audit).
+"""Reference adversary `padded`: truncate behind a constant filler message.
 
-What it probes: cache_hit_rate. The filler (`pad`, a share of the window) is the same bytes in every
-request, so it is always a cache hit: the hit rate rises while the agent knows nothing more. The
-filler still takes room and is billed (cached input is cheap, not free), so cost must not fall.
+What it games: cache_hit_rate and cost_usd. The filler (`pad`, a share of the window) is the same bytes in
+every request, so it is always a cache hit: the hit rate rises, and since cached input is cheap and the
+filler leaves less room for the session, each request costs less — while the agent knows less than
+truncate's. Cost and cache are never read alone (docs/scoring.md, "Cost never alone"): `scenarios audit`
+catches it when it is cheaper or more cached than truncate only by knowing less (its loss on goal,
+constraints and facts against truncate reaches the gap).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The external-strategy protocol, version 1 (docs/design.md §4, "External strategies"): the lines
+"""The external-strategy protocol, version 1 (docs/protocol.md): the lines
 the bench writes, and the checks on the lines a strategy process writes back.
 
 Everything a process sends is checked before it is used; a check that fails raises

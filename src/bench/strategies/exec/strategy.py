@@ -1,7 +1,7 @@
 """`exec`: a strategy that runs as any program, in any language, speaking the external protocol.
 
 The bench starts the configured command once per cell and talks to it in JSON Lines
-(protocol.py; docs/design.md §4 "External strategies"). To stay cheap per request, the
+(protocol.py; docs/protocol.md). To stay cheap per request, the
 recorded messages go to the process in one batch with the next `prepare` (each message
 exactly once), and the process answers with the context as a delta: how many messages of its
 previous context stay, then references to known ids and the messages it wrote. Its writer
