@@ -4,12 +4,20 @@ Its stderr is kept (the last few kilobytes, never written anywhere) so that a cr
 explained in the cell's error line. Waiting for a reply counts only the process's own time:
 seconds its writer calls spend in the bench's writer (which has its own timeout and retries)
 are not held against it.
+
+It can never hang the run: it starts in a process group of its own, and the whole group is
+ended with the cell (and, should the bench exit mid-cell, when the bench exits), so a wrapper
+(`sh -c ...`) and helpers it forked go with it. Nothing waits on its pipes without a deadline:
+a helper outside the group may hold them open for ever, so the bench watches the process's exit
+rather than the pipes' end, and a process that does not read what it is sent fails the cell.
 """
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
+import signal
 import time
 from collections import deque
 from typing import Any, Callable
@@ -18,24 +26,48 @@ from bench.strategies.exec.protocol import ExternalError
 
 LINE_LIMIT = 256 << 20       # one reply line may be this long (a context of many written messages)
 STDERR_KEEP = 8192
-GRACE = 2.0                  # seconds a process gets to exit after `end` before it is killed
+GRACE = 2.0                  # seconds a process gets to exit after `end` before its group is killed
+EXIT_WAIT = 1.0              # seconds an exit is waited for once its stdout is closed
+POLL = 0.05                  # seconds between looks at whether the process has exited while waiting
+
+_GROUPS: set[int] = set()    # process groups of strategies under way, ended if the bench exits first
+_HOOKED = False
+
+
+def _end_groups() -> None:
+    for pgid in list(_GROUPS):
+        _kill_group(pgid)
+
+
+def _kill_group(pgid: int) -> None:
+    _GROUPS.discard(pgid)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 class Child:
-    def __init__(self, command: list[str], env: dict[str, str], cwd: str | None, name: str = "exec"):
-        self.command, self.env, self.cwd, self.name = command, env, cwd, name
+    def __init__(self, command: list[str], env: dict[str, str], cwd: str | None, name: str = "exec",
+                 timeout: float = 30.0):
+        self.command, self.env, self.cwd, self.name, self.timeout = command, env, cwd, name, timeout
         self.proc: asyncio.subprocess.Process | None = None
         self._err: deque[bytes] = deque()
         self._err_size = 0
         self._err_task: asyncio.Task | None = None
 
     async def start(self) -> None:
+        global _HOOKED
+        if not _HOOKED:
+            atexit.register(_end_groups)
+            _HOOKED = True
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=self.env, cwd=self.cwd, limit=LINE_LIMIT)
+                stderr=asyncio.subprocess.PIPE, env=self.env, cwd=self.cwd, limit=LINE_LIMIT, process_group=0)
         except OSError as exc:
             raise ExternalError(f"cannot start {' '.join(self.command)}: {exc.strerror or exc}") from None
+        _GROUPS.add(self.proc.pid)
         self._err_task = asyncio.ensure_future(self._drain_stderr())
 
     async def _drain_stderr(self) -> None:
@@ -58,22 +90,34 @@ class Child:
         assert self.proc is not None and self.proc.stdin is not None
         try:
             self.proc.stdin.write(data)
-            await self.proc.stdin.drain()
+            async with asyncio.timeout(self.timeout):
+                await self.proc.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             raise ExternalError(await self.exited()) from None
+        except TimeoutError:
+            if self.proc.returncode is not None:
+                raise ExternalError(await self.exited()) from None
+            raise ExternalError(f"it does not read what the bench sends (its stdin stayed full for "
+                                f"{self.timeout:g} s){self.last_words()}") from None
 
     async def receive(self, timeout: float, busy: Callable[[], float]) -> bytes:
         """The next line; `busy()` says how many seconds the writer has spent answering so far."""
         assert self.proc is not None and self.proc.stdout is not None
         started, spent = time.perf_counter(), busy()
+        exited_at: float | None = None
         while True:
             left = timeout - (time.perf_counter() - started - (busy() - spent))
             if left <= 0:
                 raise ExternalError(f"no reply within {timeout:g} s (strategy.{self.name}.timeout; its writer "
                                     f"calls do not count){self.last_words()}")
+            if self.proc.returncode is not None:
+                # it exited, but something it started may hold its stdout: what is there is read, then no more
+                exited_at = exited_at or time.perf_counter()
+                if time.perf_counter() - exited_at > POLL * 4:
+                    raise ExternalError(await self.exited())
             try:
-                async with asyncio.timeout(left):
-                    line = await self.proc.stdout.readline()
+                async with asyncio.timeout(min(left, POLL if exited_at else max(POLL, left))):
+                    line = await self._readline_watching_exit()
                 break
             except TimeoutError:
                 continue            # a writer call may have been under way: the loop recomputes the time left
@@ -83,22 +127,39 @@ class Child:
             raise ExternalError(await self.exited())
         return line
 
-    async def exited(self) -> str:
-        assert self.proc is not None
+    async def _readline_watching_exit(self) -> bytes:
+        """A line, or TimeoutError once the process has exited (the caller then reads what is left)."""
+        assert self.proc is not None and self.proc.stdout is not None
+        read = asyncio.ensure_future(self.proc.stdout.readline())
         try:
-            code = await asyncio.wait_for(self.proc.wait(), 1.0)
-        except TimeoutError:
+            while not read.done():
+                await asyncio.wait({read}, timeout=POLL)
+                if not read.done() and self.proc.returncode is not None:
+                    raise TimeoutError
+            return read.result()
+        finally:
+            if not read.done():
+                read.cancel()       # a cancelled readline leaves the buffer as it was
+
+    async def _exit_code(self, within: float) -> int | None:
+        """The exit code once the process has exited (its pipes may still be held open), None if not in time."""
+        assert self.proc is not None
+        deadline = time.monotonic() + within
+        while self.proc.returncode is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        return self.proc.returncode
+
+    async def exited(self) -> str:
+        code = await self._exit_code(EXIT_WAIT)
+        if code is None:
             return f"the process closed its stdout but did not exit{self.last_words()}"
         if self._err_task is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._err_task), 0.5)
-            except TimeoutError:
-                pass
+            await asyncio.wait({self._err_task}, timeout=0.5)
         how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
         return f"the process {how}{self.last_words()}"
 
     async def close(self, goodbye: dict[str, Any] | None) -> None:
-        """Say goodbye (the process may exit on its own), then make sure it is gone."""
+        """Say goodbye (the process may exit on its own), then end its group: helpers it left go too."""
         proc = self.proc
         if proc is None:
             return
@@ -107,19 +168,16 @@ class Child:
                 assert proc.stdin is not None
                 proc.stdin.write(json.dumps(goodbye).encode() + b"\n")
                 proc.stdin.close()
-                await asyncio.wait_for(proc.wait(), GRACE)
-            except (BrokenPipeError, ConnectionResetError, TimeoutError, RuntimeError):
+            except (BrokenPipeError, ConnectionResetError, RuntimeError):
                 pass
-        if proc.returncode is None:
-            try:
-                proc.kill()
-            except ProcessLookupError:
-                pass
-            await proc.wait()
+            await self._exit_code(GRACE)
+        _kill_group(proc.pid)
+        await self._exit_code(GRACE)
         if self._err_task is not None:
             self._err_task.cancel()
-        if proc.stdin is not None and not proc.stdin.is_closing():
-            proc.stdin.close()
+        transport = getattr(proc, "_transport", None)    # our ends of the pipes, whoever holds the others
+        if transport is not None:
+            transport.close()
 
 
 def environment(extra: dict[str, str], url: str, secret: Callable[[str], bool]) -> dict[str, str]:

@@ -38,13 +38,21 @@ class Exec(Strategy):
                              "strategy.exec.command=[node,compactor.js]")
         if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
             raise ValueError(f"command: {argv[0]!r} is not a program on PATH or a file")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ValueError(f"timeout must be a number of seconds above 0, got {timeout!r}")
+        if any("\0" in a for a in argv):
+            raise ValueError("command: an argument holds a NUL character, which no program can be given")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < 1e6:
+            raise ValueError(f"timeout must be a number of seconds above 0 (and below 1e6), got {timeout!r}")
         env = dict(env or {})
         secret = sorted(k for k in env if secret_name(k, loose=True))
         if secret:
             raise ValueError(f"env: {', '.join(secret)}: secrets come from the environment, never from the config "
                              "(and the process reaches models through the writer endpoint)")
+        bad = sorted(str(k) for k, v in env.items() if not str(k) or any(c in str(k) for c in "=\0") or "\0" in str(v))
+        if bad:
+            raise ValueError(f"env: {bad[0]!r}: a variable's name must be non-empty without '=' or NUL, its value "
+                             f"without NUL")
+        if cwd is not None and not Path(str(cwd)).is_dir():
+            raise ValueError(f"cwd: {cwd!r} is not a folder")
         self.argv, self.timeout, self.env, self.cwd = argv, float(timeout), {k: str(v) for k, v in env.items()}, cwd
         self.calls_writer = bool(calls_writer)
         # how error lines name it: the program and its script, without their folders
@@ -70,7 +78,7 @@ class Exec(Strategy):
         self.endpoint = WriterEndpoint(self.session.writer, self.session.tok, asyncio.get_running_loop()).start()
         self.endpoint.know([self.session.system])
         env = environment(self.env, self.endpoint.url, lambda k: secret_name(k, loose=True))
-        self.child = child = Child(self.argv, env, self.cwd, self.name or "exec")
+        self.child = child = Child(self.argv, env, self.cwd, self.name or "exec", self.timeout)
         await child.start()
         await child.send(P.begin(self.session))
         P.hello(P.decode(await child.receive(self.timeout, self.endpoint.busy)))
