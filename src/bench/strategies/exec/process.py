@@ -8,8 +8,9 @@ are not held against it.
 It can never hang the run: it starts in a process group of its own, and the whole group is
 ended with the cell (and, should the bench exit mid-cell, when the bench exits), so a wrapper
 (`sh -c ...`) and helpers it forked go with it. Nothing waits on its pipes without a deadline:
-a helper outside the group may hold them open for ever, so the bench watches the process's exit
-rather than the pipes' end, and a process that does not read what it is sent fails the cell.
+something it started may hold them open for ever, so once the process has exited (and what it
+wrote has been read) the bench closes its ends, and a process that does not read what it is sent
+fails the cell. None of this costs a request anything: the exit is a callback, not a poll.
 """
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ from bench.strategies.exec.protocol import ExternalError
 LINE_LIMIT = 256 << 20       # one reply line may be this long (a context of many written messages)
 STDERR_KEEP = 8192
 GRACE = 2.0                  # seconds a process gets to exit after `end` before its group is killed
-EXIT_WAIT = 1.0              # seconds an exit is waited for once its stdout is closed
-POLL = 0.05                  # seconds between looks at whether the process has exited while waiting
+EXIT_WAIT = 5.0              # seconds an exit is waited for once its stdout is closed (a loaded machine is slow to say)
+EXIT_READ = 0.2              # seconds after its exit until the pipes are closed (what it wrote is read first)
 
 _GROUPS: set[int] = set()    # process groups of strategies under way, ended if the bench exits first
 _HOOKED = False
@@ -47,6 +48,30 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's, plus: once the process has exited, its stdout and stderr end (EXIT_READ later) even if
+    something it started still holds them, so a read waiting for its reply sees the end."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop):
+        super().__init__(limit=limit, loop=loop)
+        self.exited: asyncio.Future = loop.create_future()
+
+    def process_exited(self) -> None:
+        transport = self._transport
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+        if transport is not None:
+            self._loop.call_later(EXIT_READ, _close_reads, transport)
+
+
+def _close_reads(transport: Any) -> None:
+    for fd in (1, 2):
+        pipe = transport.get_pipe_transport(fd)
+        if pipe is not None and not pipe.is_closing():
+            pipe.close()
+
+
 class Child:
     def __init__(self, command: list[str], env: dict[str, str], cwd: str | None, name: str = "exec",
                  timeout: float = 30.0):
@@ -55,18 +80,23 @@ class Child:
         self._err: deque[bytes] = deque()
         self._err_size = 0
         self._err_task: asyncio.Task | None = None
+        self._protocol: _Protocol | None = None
 
     async def start(self) -> None:
         global _HOOKED
         if not _HOOKED:
             atexit.register(_end_groups)
             _HOOKED = True
+        loop = asyncio.get_running_loop()
+        limit = LINE_LIMIT
         try:
-            self.proc = await asyncio.create_subprocess_exec(
-                *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=self.env, cwd=self.cwd, limit=LINE_LIMIT, process_group=0)
+            transport, self._protocol = await loop.subprocess_exec(
+                lambda: _Protocol(limit, loop), *self.command, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=self.env, cwd=self.cwd,
+                process_group=0)
         except OSError as exc:
             raise ExternalError(f"cannot start {' '.join(self.command)}: {exc.strerror or exc}") from None
+        self.proc = asyncio.subprocess.Process(transport, self._protocol, loop)
         _GROUPS.add(self.proc.pid)
         self._err_task = asyncio.ensure_future(self._drain_stderr())
 
@@ -90,8 +120,9 @@ class Child:
         assert self.proc is not None and self.proc.stdin is not None
         try:
             self.proc.stdin.write(data)
-            async with asyncio.timeout(self.timeout):
-                await self.proc.stdin.drain()
+            if self.proc.stdin.transport.get_write_buffer_size():    # it has not read the last ones yet
+                async with asyncio.timeout(self.timeout):
+                    await self.proc.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             raise ExternalError(await self.exited()) from None
         except TimeoutError:
@@ -104,20 +135,14 @@ class Child:
         """The next line; `busy()` says how many seconds the writer has spent answering so far."""
         assert self.proc is not None and self.proc.stdout is not None
         started, spent = time.perf_counter(), busy()
-        exited_at: float | None = None
         while True:
             left = timeout - (time.perf_counter() - started - (busy() - spent))
             if left <= 0:
                 raise ExternalError(f"no reply within {timeout:g} s (strategy.{self.name}.timeout; its writer "
                                     f"calls do not count){self.last_words()}")
-            if self.proc.returncode is not None:
-                # it exited, but something it started may hold its stdout: what is there is read, then no more
-                exited_at = exited_at or time.perf_counter()
-                if time.perf_counter() - exited_at > POLL * 4:
-                    raise ExternalError(await self.exited())
             try:
-                async with asyncio.timeout(min(left, POLL if exited_at else max(POLL, left))):
-                    line = await self._readline_watching_exit()
+                async with asyncio.timeout(left):
+                    line = await self.proc.stdout.readline()
                 break
             except TimeoutError:
                 continue            # a writer call may have been under way: the loop recomputes the time left
@@ -127,26 +152,11 @@ class Child:
             raise ExternalError(await self.exited())
         return line
 
-    async def _readline_watching_exit(self) -> bytes:
-        """A line, or TimeoutError once the process has exited (the caller then reads what is left)."""
-        assert self.proc is not None and self.proc.stdout is not None
-        read = asyncio.ensure_future(self.proc.stdout.readline())
-        try:
-            while not read.done():
-                await asyncio.wait({read}, timeout=POLL)
-                if not read.done() and self.proc.returncode is not None:
-                    raise TimeoutError
-            return read.result()
-        finally:
-            if not read.done():
-                read.cancel()       # a cancelled readline leaves the buffer as it was
-
     async def _exit_code(self, within: float) -> int | None:
         """The exit code once the process has exited (its pipes may still be held open), None if not in time."""
         assert self.proc is not None
-        deadline = time.monotonic() + within
-        while self.proc.returncode is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
+        if self.proc.returncode is None and self._protocol is not None:
+            await asyncio.wait({self._protocol.exited}, timeout=within)
         return self.proc.returncode
 
     async def exited(self) -> str:
@@ -175,7 +185,7 @@ class Child:
         await self._exit_code(GRACE)
         if self._err_task is not None:
             self._err_task.cancel()
-        transport = getattr(proc, "_transport", None)    # our ends of the pipes, whoever holds the others
+        transport = self._protocol and self._protocol._transport    # our ends of the pipes, whoever holds the others
         if transport is not None:
             transport.close()
 

@@ -28,6 +28,8 @@ from bench.tokens import PER_MESSAGE
 from bench.strategies.exec import protocol as P
 from bench.strategies.exec.process import Child, environment
 
+START = 30.0        # seconds the first reply (hello) may take at least, whatever `timeout` says
+
 
 class Exec(Strategy):
     def __init__(self, command: list[str] | str | None = None, timeout: float = 30.0, calls_writer: bool = True,
@@ -81,7 +83,8 @@ class Exec(Strategy):
         self.child = child = Child(self.argv, env, self.cwd, self.name or "exec", self.timeout)
         await child.start()
         await child.send(P.begin(self.session))
-        P.hello(P.decode(await child.receive(self.timeout, self.endpoint.busy)))
+        # its first reply waits for a program start too, which a loaded machine can make slow
+        P.hello(P.decode(await child.receive(max(self.timeout, START), self.endpoint.busy)))
         return child
 
     async def prepare(self) -> Compaction | None:
