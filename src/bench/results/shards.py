@@ -9,6 +9,7 @@ slice of every scenario and the shards finish at about the same time.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any, Sequence
@@ -137,6 +138,30 @@ def merge(dirs: list[Path], out: Path) -> Path:
         shutil.copyfile(first / "scenarios.csv", out / "scenarios.csv")
     write_spread(out)
     return out
+
+
+def put_in_plan_order(out: Path, names: list[str]) -> bool:
+    """Sort a run folder's summary, checks and logs into plan order (a run stores each cell the moment it
+    finishes, so an interruption loses none; sorted at the end, two runs of one plan write the same files).
+    Each file is swapped in whole, so an interruption here loses nothing either. False if already sorted."""
+    order = {name: k for k, name in enumerate(names)}
+    rows = read_csv(out / "summary.csv") if (out / "summary.csv").exists() else []
+    at = [order.get("/".join(cell_key(r)), len(order)) for r in rows]
+    if at == sorted(at):
+        return False
+    tmp = out / ".order"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    rows.sort(key=lambda r: order.get("/".join(cell_key(r)), len(order)))
+    append_csv(tmp / "summary.csv", list(rows[0]), rows)
+    _merge_checks([out], tmp, order)
+    for name in LOGS:
+        _merge_log([out], tmp / name, name, order)
+    for name in ("checks.csv", *LOGS, "summary.csv"):    # the summary last: it is what marks cells done
+        if (tmp / name).exists():
+            os.replace(tmp / name, out / name)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return True
 
 
 def _failed(d: Path, cells: set[str]) -> bool:

@@ -3,7 +3,6 @@ write repeats.csv and the report, and say how it went. Nothing here prints; the 
 """
 from __future__ import annotations
 
-import asyncio
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,14 +11,14 @@ from typing import Any
 import yaml
 
 from bench import __version__
-from bench.errors import BadInput
+from bench.errors import BadInput, run_stoppable
 from bench.harness.model import Model
 from bench.parsing import bounded_yaml, flatten
 from bench.report import write_report
 from bench.report.headline import git_commit
 from bench.results.repeats import write_spread
 from bench.results.resume import done_cells, prune_unfinished, repair_summary, summary_rows
-from bench.results.shards import select, shard_spec, write_plan
+from bench.results.shards import put_in_plan_order, select, shard_spec, write_plan
 from bench.results.store import cell_key, dump_yaml, read_csv, write_scenarios
 from bench.runner.cells import Progress, run_cells
 from bench.runner.config import redact, redact_override
@@ -106,9 +105,10 @@ def run_cells_in(out: Path, cells: list[Cell], concurrency: int, progress: Progr
     todo = [c for c in cells if c.key not in done]
     result.resumed = len(cells) - len(todo)
     models: dict[str, Model] = {}
-    result.rows, result.errors = asyncio.run(run_cells(todo, out, concurrency, progress, models))
+    result.rows, result.errors = run_stoppable(run_cells(todo, out, concurrency, progress, models))
     result.models = [m for m in models.values() if getattr(m, "progress", None) is not None]
     shutil.rmtree(out / ".cells", ignore_errors=True)
+    put_in_plan_order(out, [c.name for c in cells])   # stored as they finished; kept in the plan's order
     unrun = sum(r["_probes_unrun"] for r in result.rows)
     if unrun:   # a failing agent or judge shows in probe_pass_rate only as misses; say so out loud
         result.warnings.append(f"{unrun} probe(s) failed to run (agent or judge model failed); see checks.csv")
