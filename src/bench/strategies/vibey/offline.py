@@ -125,8 +125,15 @@ def compose(old: str, conv: list[Message], system: str, user: str, caps: dict[st
     goals_cap = caps["Goals"] - tok.count("## Mission\n\n## Workstreams")
     mission = _shorten(mission, goals_cap // 2, tok)
     streams = _merge([], streams, goals_cap - tok.count("\n".join(mission)), tok)
-    return (f"# I am here\n{_block(here)}\n# Goals\n## Mission\n{_block(mission)}\n## Workstreams\n"
-            f"{_block(streams)}\n# Key decisions\n{_block(decided)}\n# Lessons\n{_block(lessons)}")
+    # Parts counted apart can tokenize to less than joined: the section is checked whole, as the validator does.
+    while streams and tok.count(_goals(mission, streams).strip()) > caps["Goals"]:
+        streams.pop(0)
+    return (f"# I am here\n{_block(here)}\n# Goals\n{_goals(mission, streams)}"
+            f"\n# Key decisions\n{_block(decided)}\n# Lessons\n{_block(lessons)}")
+
+
+def _goals(mission: list[str], streams: list[str]) -> str:
+    return f"## Mission\n{_block(mission)}\n## Workstreams\n{_block(streams)}"
 
 
 class _Text:
@@ -268,7 +275,8 @@ def ticks(sheet: str, conv: list[Message], total: int, each: int, tok: Tokenizer
             continue
         rank = 0 if (rd.RULE.search(text) or rd.AGREE.search(text)) else 1 if len(text.split()) >= 6 else 2
         if rank < 2:
-            want.append((rank, -number, min(tok.count(msg.text if msg else text), each)))
+            # a message no longer in view is known by its preview only: it may take the whole `each`
+            want.append((rank, -number, min(tok.count(msg.text), each) if msg else each))
     keep, used = set(), 0
     for rank, neg, cost in sorted(want):
         if used + cost <= total:
