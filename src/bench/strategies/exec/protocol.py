@@ -56,7 +56,7 @@ def decode(line: bytes) -> dict[str, Any]:
         raise ExternalError(f"its reply holds a number too long to read: {_preview(text)}") from None
     except RecursionError:
         raise ExternalError(f"its reply is nested too deeply: {_preview(text)}") from None
-    if too_deep(obj):
+    if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(obj):    # few brackets: cannot be deep
         raise ExternalError(f"its reply is nested more than {MAX_DEPTH} levels deep: {_preview(text)}")
     if "\\u" in text and _surrogate(obj):
         raise ExternalError(f"its reply holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not a character: "
