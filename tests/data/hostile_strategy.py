@@ -85,6 +85,10 @@ for line in sys.stdin:
             time.sleep(3600)
         if mode == "garbage-after-end":
             raw(b"bye \xff\n")
+        if mode == "writer-after-reply":     # its last reply is in; no request is under way
+            status = post(json.dumps({"messages": [{"role": "user", "content": "late"}]}).encode(),
+                          {"Content-Type": "application/json"})
+            print(f"late call: {status}", file=sys.stderr, flush=True)
         break
     ids = [m["id"] for m in msg["add"]]
     reply = {"type": "context", "keep": kept, "messages": ids}
@@ -123,11 +127,6 @@ for line in sys.stdin:
     elif mode == "huge-line":
         raw(b'{"type": "context", "keep": 0, "messages": [], "x": "' + b"y" * (3 << 20) + b'"}\n')
         time.sleep(3600)
-    elif mode == "writer-after-reply":
-        send(reply)
-        status = post(json.dumps({"messages": [{"role": "user", "content": "late"}]}).encode(),
-                      {"Content-Type": "application/json"})
-        print(f"late call: {status}", file=sys.stderr, flush=True)
     elif mode == "writer-hostile-bodies":
         for data, headers in ((b"x" * 100, {"Content-Length": "-1"}), (b"[" * 5000, {}), (b"{", {})):
             post(data, headers)
