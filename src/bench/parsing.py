@@ -57,6 +57,18 @@ def bounds(add: Callable[[Path_, str], None], data: Any) -> None:
         add(paths[0], what)
 
 
+def too_deep(data: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists and objects nest more than `limit` levels (found without recursion)."""
+    stack: list[tuple[int, Any]] = [(0, data)]
+    while stack:
+        depth, v = stack.pop()
+        if isinstance(v, (dict, list)):
+            if depth >= limit:
+                return True
+            stack.extend((depth + 1, x) for x in (v.values() if isinstance(v, dict) else v))
+    return False
+
+
 def _utf8(text: str) -> bool:
     if text.isascii():
         return True
@@ -210,6 +222,11 @@ def parse(path: Path) -> tuple[Any, str]:
         raise BadInput(f"{path}:{long_number_line(text)}: a number has more than 4,300 digits, too long to read")
     if data is None:
         raise BadInput(f"{path}: empty file")
+    if text.strip() and not text.endswith(("\n", "\r")):
+        # YAML reads a file cut after any plain word as whole (`text: Running the che`); every writer of
+        # YAML, ours and editors', ends the last line
+        raise BadInput(f"{path}:{text.count(chr(10)) + 1}: the file ends in the middle of a line (cut short?); a whole "
+                       f"YAML file ends with a newline")
     return data, text
 
 
@@ -308,6 +325,8 @@ def parse_args(raw: Any) -> dict[str, Any]:
         try:
             value = json.loads(raw) if raw.strip() else {}
         except (ValueError, RecursionError):   # not JSON, a 5,000-digit number, nesting past the stack
+            return {"input": raw}
+        if too_deep(value):                  # later readers and writers of the logs could not survive it
             return {"input": raw}
         return value if isinstance(value, dict) else {"input": value}
     return {} if raw is None else {"input": raw}

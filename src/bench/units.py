@@ -902,11 +902,9 @@ class Items:
 
     def _candidates(self, text: str, words: set[str] | None = None) -> list[str]:
         words = words if words is not None else words_of(text)
-        if len(words) < len(self.first):
-            out = [t for w in words for t in self.first.get(w, ())]
-        else:
-            out = [t for w, ts in self.first.items() if w in words for t in ts]
-        return out + self.loose
+        # one C-level set intersection: a text's cost does not grow with the ids (a long queue)
+        first = self.first
+        return [t for w in first.keys() & words for t in first[w]] + self.loose
 
     def within(self, text: str, words: set[str] | None = None) -> "Items":
         """The same few ids recur in message after message: each narrowed set is built (and its pattern

@@ -2,17 +2,20 @@
 use, so `--help` stays fast (no litellm, pandas, matplotlib or Hydra on that path). Only this package
 parses arguments, prints and chooses exit codes; the layers below return values.
 
-Exit codes: 0 ok, 1 a gate or comparison failed, 2 bad input or usage.
+Exit codes: 0 ok, 1 a gate or comparison failed, 2 bad input or usage, 130 interrupted (SIGINT, Ctrl-C),
+143 stopped by SIGTERM (what `kill PID`, `timeout` and CI runners send): both keep finished cells.
 """
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 from importlib import import_module
 
 from bench import __version__
-from bench.errors import BadInput
+from bench.errors import BadInput, Terminated
 from bench.runner.config import did_you_mean
 
 
@@ -82,7 +85,8 @@ commands:
 {chr(10).join(c.synopsis for c in COMMANDS.values())}
 
 exit codes: 0 ok, 1 a gate or comparison failed, or a run in which something failed (a cell,
-            every call of a model, the report), 2 bad input or usage
+            every call of a model, the report), 2 bad input or usage, 130 Ctrl-C, 143 SIGTERM
+            (both keep the finished cells: run again with the same out= to resume)
 """
 
 
@@ -106,9 +110,17 @@ def _usage(code: int) -> int:
     return code
 
 
+def _terminate(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)    # a second one does not interrupt the cleanup
+    raise Terminated
+
+
 def guarded(func, argv: list[str]) -> int:
     """Run an entry point the way every command runs: bad input is one line each and exit 2, never a
-    traceback; a closed pipe or Ctrl-C ends quietly. `python -m bench.X` modules call it too."""
+    traceback; a closed pipe ends quietly, Ctrl-C and SIGTERM in one line (130, 143).
+    `python -m bench.X` modules call it too."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main else None
     try:
         return int(func(argv) or 0)
     except BadInput as exc:
@@ -118,9 +130,14 @@ def guarded(func, argv: list[str]) -> int:
     except BrokenPipeError:  # `compaction-bench ... | head`: the reader left; not an error of ours
         sys.stdout = open(os.devnull, "w")
         return 0
-    except KeyboardInterrupt:
-        print("interrupted; finished cells are kept (run again with the same out= to resume)", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        term = isinstance(exc, Terminated)
+        print(f"{'stopped (SIGTERM)' if term else 'interrupted'}; finished cells are kept (run again with the same "
+              f"out= to resume)", file=sys.stderr)
+        return 143 if term else 130
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

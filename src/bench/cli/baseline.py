@@ -22,6 +22,7 @@ from bench.errors import BadInput
 from bench.cli.parser import Parser
 from bench.cli.run import config_dir_option, show
 from bench.results.store import SUMMARY_COLUMNS, append_csv, dump_yaml, read_config, read_csv
+from bench.runner.config import redact_override
 from bench.runner.run import run
 
 CHECKOUT = HOME.parents[1]    # the repository, when the package runs from its checkout (src/bench)
@@ -42,7 +43,7 @@ def regenerate(overrides: list[str] | None = None, dest: Path = BASELINE) -> Pat
             print(f"error: baseline: the run failed (exit {code}); nothing written to {dest}", file=sys.stderr)
             raise SystemExit(1)
         rows = read_csv(src / "summary.csv")
-        cfg = {**read_config(src), "out": None, "overrides": overrides}
+        cfg = {**read_config(src), "out": None, "overrides": [redact_override(o) for o in overrides]}
         dest.mkdir(parents=True, exist_ok=True)
         for name in KEPT:
             (dest / name).unlink(missing_ok=True)

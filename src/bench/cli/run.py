@@ -25,7 +25,8 @@ def main(argv: list[str]) -> int:
     overrides = [a for a in argv if a not in ("-m", "--multirun")]
     bad = [a for a in overrides if a.startswith("-")]
     if bad:
-        raise BadInput(f"run: unknown option {bad[0]} (overrides look like key=value)")
+        shown = bad[0].split("=", 1)[0] + ("=..." if "=" in bad[0] else "")   # an option's value may be a key
+        raise BadInput(f"run: unknown option {shown} (overrides look like key=value)")
     outcome = run(overrides, multirun, progress=cell_line)
     return show(outcome, verbose=_verbose(overrides))
 

@@ -15,6 +15,7 @@ scenarios alone.
 """
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +24,8 @@ from bench.gate.thresholds import Gate, load as load_gate, parse_flag
 from bench.scoring.metric import COMPARE
 from bench.scoring.metrics import COUNTS, RELATIVE, RETENTION, higher_is_better, shown
 from bench.scoring.oracle import COLUMN as UNMEASURED, columns, decode
-from bench.results.store import KEY_COLUMNS, cell_key, failed_cells, read_csv, scenario_tags, summary_path
+from bench.results.store import (cell_key, failed_cells, read_csv, scenario_tags, summary_path,
+                                 summary_problems)
 from bench.results.stats import EPS, Interval, paired_interval, unpaired_interval, verdict
 
 CELL = ("scenario", "strategy", "writer", "window")   # a cell; its repeats differ in seed
@@ -33,18 +35,19 @@ INFO = ["compactions", *(m.column for m in shown(COMPARE))]   # in the table of 
 
 
 def read_summary(arg: str) -> list[dict[str, str]]:
+    """A run's summary rows; BadInput, one line per problem, for anything the gate could misread as a pass."""
     path = summary_path(arg)
     try:
+        with path.open(newline="", encoding="utf-8-sig") as fh:
+            header = next(csv.reader(fh), [])
         rows = read_csv(path)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, csv.Error) as exc:
         raise BadInput(f"{path}: unreadable: {exc}")
-    gone = [c for c in KEY_COLUMNS if rows and c not in rows[0]]
-    if gone:
-        raise BadInput(f"{path}: not a compaction-bench summary (no {', '.join(gone)} column)")
-    short = [f"{path} line {i + 2}: too few or too many fields" for i, r in enumerate(rows)
-             if None in r or any(r[c] is None for c in KEY_COLUMNS)]
-    if short:
-        raise BadInput(short)
+    if not header:
+        raise BadInput(f"{path}: empty file (no header row)")
+    problems = summary_problems(path, rows, header)
+    if problems:
+        raise BadInput(problems)
     return rows
 
 
@@ -245,9 +248,14 @@ def compare(base: list[dict[str, str]], new: list[dict[str, str]], gate: Gate | 
         names = {"/".join([*key[:3], key[3], s]) for s in seeds}
         if names & failed and not any(tuple([*key, s]) in new_keys for s in seeds):
             res.lost.append(Diff("cell", key[1], key[2], key[0], key[3], status="FAILED", why="failed in NEW"))
-        elif gate.all_cells or (key[0] in ran_scen and key[1] in ran_strat):
+        elif key[0] in ran_scen and key[1] in ran_strat:
             res.lost.append(Diff("cell", key[1], key[2], key[0], key[3], status="MISSING",
                                  why="missing from NEW (in BASE, and NEW ran its scenario and strategy)"))
+        elif gate.all_cells:
+            ran = ("NEW ran neither its scenario nor its strategy" if key[0] not in ran_scen and key[1] not in ran_strat
+                   else "NEW did not run its strategy" if key[1] not in ran_strat else "NEW did not run its scenario")
+            res.lost.append(Diff("cell", key[1], key[2], key[0], key[3], status="MISSING",
+                                 why=f"missing from NEW (in BASE; {ran}; --all-cells)"))
     common = [k for k in b_cells if k in n_cells]
     metrics = gate.gated()
     # A metric the oracle cannot score on a scenario (in either run) is not gated there, nor in the means.
@@ -356,6 +364,14 @@ def compare_runs(base_arg: str, new_arg: str, gate: Gate, writers: tuple[str, st
     if gate.tags and not tags:
         res.notes.append("the gate names scenario tags, but neither run has a scenarios.csv saying which scenario "
                          "has which; tag thresholds were not applied")
+    gone: dict[tuple[str, str], int] = {}
+    ran = {(c[1], c[2]) for c in n_cells}
+    for r in b_cells:
+        if (r[1], r[2]) not in ran:
+            gone[r[1], r[2]] = gone.get((r[1], r[2]), 0) + 1
+    for (strategy, writer), n in sorted(gone.items()):
+        res.notes.append(f"strategy {strategy} (writer {writer}) is in BASE but not in NEW: none of its {n} cell(s) "
+                         f"was compared" + ("" if gate.all_cells else " (--all-cells fails on them)"))
     extra = len(n_cells - b_cells)
     if extra:
         res.notes.append(f"{extra} cell(s) of NEW are not in BASE and were not compared")

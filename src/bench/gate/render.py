@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import socket
 from xml.sax.saxutils import escape, quoteattr
 
@@ -62,7 +63,18 @@ def as_json(res: Result) -> str:
             "regressions": [{**d.as_dict(), "line": d.line()} for d in res.problems],
             "means": [d.as_dict() for d in res.means], "cells": [d.as_dict() for d in res.cells],
             "lost_cells": [d.as_dict() for d in res.lost], "notes": res.notes}
-    return json.dumps(data, indent=1, allow_nan=False, default=str) + "\n"
+    return json.dumps(_finite(data), indent=1, allow_nan=False, default=str) + "\n"
+
+
+def _finite(v):
+    """JSON has no inf or NaN: a difference that overflowed (1e308 - -1e308) is null."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
 
 
 def _case(d: Diff) -> str:

@@ -27,10 +27,12 @@ from typing import Any
 from bench.errors import ModelError
 from bench.harness.messages import Message, remake
 from bench.harness.model import Model
+from bench.parsing import MAX_DEPTH, too_deep
 from bench.tokens import Tokenizer
 from bench.harness.wire import completion, error_body, from_wire, reply_limit, stream_chunks
 
 MAX_BODY = 64 << 20
+READ_TIMEOUT = 60.0   # seconds a client may take to send a request it has begun (then its connection is closed)
 REQUEST_TAG = "instruction"   # what the built-in strategies tag the text they write for a writer call
 
 
@@ -64,7 +66,7 @@ class WriterEndpoint:
             return self.busy_s + (time.perf_counter() - self._since if self.in_flight else 0.0)
 
     def start(self) -> "WriterEndpoint":
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd = _Server(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
                          name="writer-endpoint", daemon=True).start()
@@ -100,8 +102,8 @@ class WriterEndpoint:
         self.calls += 1
         try:
             messages = from_wire(raw, self.tok, self._recognise)
-        except (ValueError, KeyError, TypeError) as exc:
-            return 400, error_body(f"messages: not chat messages: {exc}")
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            return 400, error_body(f"messages: not chat messages: {type(exc).__name__}: {exc}")
         with self._lock:
             self.in_flight += 1
             if self.in_flight == 1:
@@ -119,6 +121,14 @@ class WriterEndpoint:
         return 200, completion(reply, model=reply.model or self.writer.name, n=self.calls)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that left mid-request or mid-answer, or sent bytes too slowly: its connection is
+        closed; nothing is printed (socketserver's default is a traceback on stderr)."""
+
+
 def _loose(m: Message) -> tuple:
     return (m.role, m.text, tuple((c.id, c.tool) for c in m.calls))
 
@@ -126,6 +136,7 @@ def _loose(m: Message) -> tuple:
 def _handler(endpoint: WriterEndpoint) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        timeout = READ_TIMEOUT        # a socket timeout: a body promised and never sent cannot hold a thread
 
         def log_message(self, *args: Any) -> None:   # the calls are logged as compaction requests instead
             pass
@@ -144,21 +155,45 @@ def _handler(endpoint: WriterEndpoint) -> type[BaseHTTPRequestHandler]:
             else:
                 self._json(404, error_body(f"no route {self.path}"))
 
+        def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+            """http.server's own refusals (a malformed request line, another method, headers too long)
+            as JSON errors too, like every other answer of the endpoint."""
+            self.close_connection = True
+            try:
+                self._json(code, error_body(message or explain or f"HTTP {code}"))
+            except OSError:
+                pass
+
+        def _refuse(self, status: int, why: str) -> None:
+            """An answer after which the connection is closed (its body may not have been read)."""
+            self.close_connection = True
+            self._json(status, error_body(why))
+
         def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
+            if self.headers.get("Transfer-Encoding"):
+                return self._refuse(411, "send the body with a Content-Length (chunked bodies are not read)")
+            given = (self.headers.get("Content-Length") or "0").strip()
+            if not given.isdigit() or len(given) > 12:   # "abc", "-1", "+5", " ": no length this server reads
+                return self._refuse(400, f"Content-Length {given[:40]!r} is not a number of bytes")
+            length = int(given)
             if length > MAX_BODY:
-                self.close_connection = True
-                return self._json(413, error_body("request body too large"))
+                return self._refuse(413, f"request body too large ({length:,} bytes; at most {MAX_BODY:,})")
             raw = self.rfile.read(length)
+            if len(raw) < length:
+                return self._refuse(400, f"the body ended after {len(raw):,} of {length:,} bytes")
             if not self.path.rstrip("/").endswith("/chat/completions"):
                 return self._json(404, error_body(f"no route {self.path}: the writer endpoint serves "
                                                   "POST /v1/chat/completions"))
             try:
                 body = json.loads(raw)
-            except ValueError:
+            except RecursionError:
+                return self._json(400, error_body(f"request body is nested more than {MAX_DEPTH} levels deep"))
+            except ValueError:     # not JSON, not UTF-8, a number of more than 4,300 digits
                 return self._json(400, error_body("request body is not JSON"))
             if not isinstance(body, dict):
                 return self._json(400, error_body("request body is not a JSON object"))
+            if too_deep(body):
+                return self._json(400, error_body(f"request body is nested more than {MAX_DEPTH} levels deep"))
             future = None
             try:
                 future = asyncio.run_coroutine_threadsafe(endpoint.answer(body), endpoint.loop)

@@ -60,7 +60,9 @@ def from_wire(messages: list[dict[str, Any]], tok: Tokenizer,
 def reply_limit(body: dict[str, Any]) -> int | None:
     """The reply budget a request asks for (either of the two names OpenAI has used)."""
     limit = body.get("max_tokens") or body.get("max_completion_tokens")
-    return int(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0 else None
+    if not isinstance(limit, (int, float)) or isinstance(limit, bool) or not 0 < limit < 1 << 31:
+        return None      # absent, not a number, NaN, infinite or absurd: no limit asked
+    return int(limit)
 
 
 def usage_of(reply: Reply, cached_tokens: int = 0) -> dict[str, Any]:

@@ -72,24 +72,32 @@ def cell(v: Any) -> str:
     return str(v)
 
 
+def md(text: Any) -> str:
+    """Text for report.md, where Markdown renderers pass raw HTML through: no `<` (so no tag, comment or
+    autolink can start: `&lt;` reads as `<`), no inline link (`](` kept apart), no line breaks. Scenario
+    strings, model names and whatever a results folder holds reach the report: none of it may become
+    markup."""
+    return " ".join(str(text).replace("<", "&lt;").replace("](", "]\\(").splitlines())
+
+
 def markdown(doc: Doc) -> str:
-    out = [f"# {doc.title}", ""]
+    out = [f"# {md(doc.title)}", ""]
     for kind, b in doc.blocks:
         if kind == "h":
-            out += [f"## {b}", ""]
+            out += [f"## {md(b)}", ""]
         elif kind == "p":
-            out += [b, ""]
-        elif kind == "link":
-            out += [f"[{b[0]}]({b[1]})", ""]
+            out += [md(b), ""]
+        elif kind == "link":   # the report's own links to files beside it
+            out += [f"[{md(b[0])}]({b[1]})", ""]
         elif kind == "table":
-            out.append("| " + " | ".join(b.columns) + " |")
+            out.append("| " + " | ".join(md(c).replace("|", "\\|") for c in b.columns) + " |")
             out.append("|" + "|".join("---" for _ in b.columns) + "|")
-            out += ["| " + " | ".join(cell(v).replace("|", "\\|") for v in row) + " |" for row in b.rows]
-            out += ([f"\n{b.note}"] if b.note else []) + [""]
+            out += ["| " + " | ".join(md(cell(v)).replace("|", "\\|") for v in row) + " |" for row in b.rows]
+            out += ([f"\n{md(b.note)}"] if b.note else []) + [""]
         elif kind == "figure":
-            out += [f"![{b.name}](figures/{b.name}.png)", ""]
+            out += [f"![{md(b.name)}](figures/{b.name}.png)", ""]
             if b.caption:
-                out += [f"*{b.caption}*", ""]
+                out += [f"*{md(b.caption)}*", ""]
     return "\n".join(out)
 
 

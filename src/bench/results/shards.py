@@ -9,6 +9,7 @@ slice of every scenario and the shards finish at about the same time.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -18,7 +19,8 @@ from bench.errors import BadInput
 from bench.harness.logs import KEY_COLUMNS
 from bench.parsing import flatten
 from bench.results.repeats import write_spread
-from bench.results.store import SUMMARY_COLUMNS, append_csv, cell_key, cell_of, dump_yaml, failed_cells, lines, read_config, read_csv, records
+from bench.results.store import (SUMMARY_COLUMNS, append_csv, cell_key, cell_of, dump_yaml, failed_cells, lines,
+                                 read_config, read_csv, records, summary_problems)
 
 PLAN = "shard.json"
 LOGS = ("requests.jsonl", "compactions.jsonl", "errors.jsonl")
@@ -108,8 +110,16 @@ def merge(dirs: list[Path], out: Path) -> Path:
     rows: list[dict[str, str]] = []
     for d, (i, _) in zip(dirs, specs):
         got = read_csv(d / "summary.csv")
+        problems = summary_problems(d / "summary.csv", got)
+        if problems:
+            raise BadInput(problems)
         want = {name for k, name in enumerate(names) if k % n == i - 1}
         have = {"/".join(cell_key(r)) for r in got}
+        stray = sorted(have - want)
+        if stray:
+            where = "another shard's" if stray[0] in order else "no cell of the plan"
+            raise BadInput(f"{d / 'summary.csv'}: cell {stray[0]} is {where} (shard {i}/{n} runs every {n}th cell of "
+                           f"{PLAN})" + (f" (and {len(stray) - 1} more)" if len(stray) > 1 else ""))
         if want - have and not _failed(d, want - have):
             raise BadInput(f"{d}: shard {i}/{n} is unfinished ({len(want - have)} of {len(want)} cells missing); "
                            f"run it again with the same settings and out= to finish it")
@@ -129,6 +139,30 @@ def merge(dirs: list[Path], out: Path) -> Path:
         shutil.copyfile(first / "scenarios.csv", out / "scenarios.csv")
     write_spread(out)
     return out
+
+
+def put_in_plan_order(out: Path, names: list[str]) -> bool:
+    """Sort a run folder's summary, checks and logs into plan order (a run stores each cell the moment it
+    finishes, so an interruption loses none; sorted at the end, two runs of one plan write the same files).
+    Each file is swapped in whole, so an interruption here loses nothing either. False if already sorted."""
+    order = {name: k for k, name in enumerate(names)}
+    rows = read_csv(out / "summary.csv") if (out / "summary.csv").exists() else []
+    at = [order.get("/".join(cell_key(r)), len(order)) for r in rows]
+    if at == sorted(at):
+        return False
+    tmp = out / ".order"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    rows.sort(key=lambda r: order.get("/".join(cell_key(r)), len(order)))
+    append_csv(tmp / "summary.csv", list(rows[0]), rows)
+    _merge_checks([out], tmp, order)
+    for name in LOGS:
+        _merge_log([out], tmp / name, name, order)
+    for name in ("checks.csv", *LOGS, "summary.csv"):    # the summary last: it is what marks cells done
+        if (tmp / name).exists():
+            os.replace(tmp / name, out / name)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return True
 
 
 def _failed(d: Path, cells: set[str]) -> bool:

@@ -150,6 +150,54 @@ def load(run_dir: str | Path, table: str = "summary"):
     return df
 
 
+def summary_problems(path: Path, rows: list[dict[str, str]], header: list[str] | None = None) -> list[str]:
+    """What makes a summary.csv unfit to gate or merge, one line per kind: a column compaction-bench does
+    not write (a renamed one: its values would silently go ungated), a key column missing, a row with too
+    few or too many fields, a value that is not a finite number where a number goes (inf, nan, text), a
+    cell given twice. Its first lines name the file and the line."""
+    import difflib
+
+    header = list(header if header is not None else (rows[0].keys() if rows else []))
+    problems = []
+    for c in header:
+        if c is not None and c not in SUMMARY_COLUMNS:
+            near = difflib.get_close_matches(str(c), [k for k in SUMMARY_COLUMNS if k not in header], 1, 0.6)
+            problems.append(f"{path}: column '{c}' is not one compaction-bench writes"
+                            + (f" (did you mean '{near[0]}'?)" if near else "") + "; a renamed or unknown column "
+                            "would go ungated")
+    gone = [c for c in KEY_COLUMNS if header and c not in header]
+    if gone:
+        problems.append(f"{path}: not a compaction-bench summary (no {', '.join(gone)} column)")
+    if problems:
+        return problems
+    first: dict[tuple, int] = {}
+    bad: list[str] = []
+    for i, r in enumerate(rows):
+        line = i + 2
+        if None in r or any(r.get(c) is None for c in KEY_COLUMNS):
+            bad.append(f"{path} line {line}: too few or too many fields")
+            continue
+        for c in NUMERIC["summary"]:
+            v = r.get(c)
+            if v in (None, ""):
+                continue
+            try:
+                x = float(v)
+            except ValueError:
+                x = None
+            if x is None or not math.isfinite(x):
+                bad.append(f"{path} line {line}: column '{c}' holds {v[:20]!r}, not a finite number")
+                break
+        key = cell_key(r)
+        if key in first:
+            bad.append(f"{path} line {line}: cell {'/'.join(key)} is given twice (line {first[key]} too)")
+        else:
+            first[key] = line
+    if len(bad) > 3:
+        bad = bad[:3] + [f"{path}: ... and {len(bad) - 3} more such rows"]
+    return bad
+
+
 def _cut_rows(path: Path, table: str) -> list[str]:
     """Rows that are not whole (a write cut short, rows glued together): pandas would fill them with
     empty values and report them as cells with no scores. One line, naming the first."""

@@ -2,10 +2,10 @@
 the normal run machinery (bench.audit judges what they scored)."""
 from __future__ import annotations
 
-import asyncio
 import shutil
 from pathlib import Path
 
+from bench.errors import run_stoppable
 from bench.results.resume import done_cells
 from bench.results.store import cell_key, read_csv
 from bench.runner.cells import run_cells as run_all
@@ -23,7 +23,7 @@ def run_cells(files: list[Path], out: Path, strategies: list[str],
     out.mkdir(parents=True, exist_ok=True)
     done = done_cells(out)
     todo = [c for c in cells if c.key not in done]
-    _, errors = asyncio.run(run_all(todo, out, int(cfg.concurrency)))
+    _, errors = run_stoppable(run_all(todo, out, int(cfg.concurrency)))
     shutil.rmtree(out / ".cells", ignore_errors=True)
     keys = {c.key for c in cells}
     return [r for r in read_csv(out / "summary.csv") if cell_key(r) in keys], errors, len(cells) - len(todo)

@@ -2,8 +2,9 @@
 
 Each cell (one scenario, strategy, writer, window, seed) is replayed into its own scratch logs, scored
 from those logs, then appended to the run's requests.jsonl / compactions.jsonl and given its summary
-row. A cell is either finished (it has a row) or not there at all, so an interrupted run resumes by
-replaying only the cells without a row.
+row the moment it finishes (the run sorts its files into plan order at the end). A cell is either
+finished (it has a row) or not there at all, so an interrupted run loses no finished cell and resumes
+by replaying only the cells without a row.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import json
 import multiprocessing
 import os
 import shutil
+import signal
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
@@ -28,7 +30,7 @@ from bench.models.litellm_model import scrub
 from bench.results import failures
 from bench.results.store import KEY_COLUMNS, SUMMARY_COLUMNS, append_csv
 from bench.runner.plan import Cell, make_strategy
-from bench.scoring import CHECK_COLUMNS, score_cell
+from bench.scoring import CHECK_COLUMNS, score_cell, warm
 from bench.scoring.memo import Memo
 from bench.tokens import tokenizer
 
@@ -83,16 +85,23 @@ async def compute_cell(cell: Cell, model: Model, out: Path) -> tuple[dict[str, A
 
 def _forget_rejected(path: Path, answered: list) -> tuple[int, int]:
     """(writer calls, failed calls) of a cell, from its compactions; the cached answers of each compaction
-    the strategy rejected (it records an error: an invalid checkpoint after its repair, an empty summary)
-    are forgotten, so a later run asks again rather than replaying a failure as a good answer."""
+    the run recorded as failed (ok false or an error: an invalid checkpoint after its repair, an empty
+    summary) are forgotten, so a later run asks again rather than replaying a failure as a good answer.
+    Calls pair with the log's in order; when they cannot be paired (a call no compaction record holds),
+    every answer of a cell with a failed compaction is forgotten: asking again costs a call, replaying a
+    rejected answer costs the result."""
     records = [(rec, c) for rec in read_jsonl(path) for c in rec.get("calls") or ()]
+    rejected = lambda rec: rec.get("ok") is False or bool(rec.get("error"))   # noqa: E731
+    keys: dict[int, tuple[Any, list[str]]] = {}
     if len(records) == len(answered):      # one logged call per model call, in the same order
-        keys: dict[int, tuple[Any, list[str]]] = {}
-        for (rec, _), (cache, key) in zip(records, answered):
-            if rec.get("error") and cache is not None:
-                keys.setdefault(id(cache), (cache, []))[1].append(key)
-        for cache, ks in keys.values():
-            cache.forget(ks)
+        pairs = [(cache, key) for (rec, _), (cache, key) in zip(records, answered) if rejected(rec)]
+    else:
+        pairs = list(answered) if any(rejected(rec) for rec in read_jsonl(path)) else []
+    for cache, key in pairs:
+        if cache is not None:
+            keys.setdefault(id(cache), (cache, []))[1].append(key)
+    for cache, ks in keys.values():
+        cache.forget(ks)
     return len(records), sum(bool(c.get("error")) for _, c in records)
 
 
@@ -137,7 +146,6 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int, progress: Pr
         for encoding in sorted({c.encoding for c in offline}):
             tokenizer(encoding)
     pools, groups = _pools(offline, concurrency)
-    index = {c.key: i for i, c in enumerate(cells)}
 
     def failed(cell: Cell, exc: BaseException) -> None:
         why = scrub(f"{type(exc).__name__}: {' '.join(str(exc).split())}")[:2000]
@@ -145,25 +153,7 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int, progress: Pr
         with (out / "errors.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(json.dumps({"cell": cell.name, "error": why}) + "\n")
 
-    # Cells are stored in plan order, whatever order the workers finish in, so two runs of the same
-    # plan write identical files; a finished cell waits in `ready` only until the ones before it are
-    # stored, and an interruption stores whatever is ready (a resume then finishes the rest).
-    ready: dict[int, tuple[Cell, dict, list] | None] = {}
-    stored = 0
-
-    def flush(everything: bool = False) -> None:
-        nonlocal stored
-        for i in sorted(ready) if everything else ():
-            done = ready.pop(i)
-            if done is not None:
-                store_cell(out, *done)
-        while stored in ready:
-            done = ready.pop(stored)
-            if done is not None:
-                store_cell(out, *done)
-            stored += 1
-
-    async def one(i: int, cell: Cell, pool: Any = None) -> None:
+    async def one(cell: Cell, pool: Any = None) -> None:
         try:
             if pool is not None:
                 loop = asyncio.get_running_loop()
@@ -175,11 +165,8 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int, progress: Pr
             raise
         except Exception as exc:  # a strategy bug fails its cell, not the run
             failed(cell, exc)
-            ready[i] = None
-            flush()
             return
-        ready[i] = (cell, row, checks)
-        flush()
+        store_cell(out, cell, row, checks)    # at once: a cell the console calls finished is on disk
         rows.append(row)
         if progress is not None:
             progress(len(rows) + len(errors), total, cell, row)
@@ -189,7 +176,7 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int, progress: Pr
         for the parent to store a cell and hand it another one."""
         running: set[asyncio.Future] = set()
         while groups:
-            running |= {asyncio.ensure_future(one(index[c.key], c, pool)) for c in groups.pop(0)}
+            running |= {asyncio.ensure_future(one(c, pool)) for c in groups.pop(0)}
             while len(running) > 1:
                 done, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
@@ -200,28 +187,63 @@ async def run_cells(cells: list[Cell], out: Path, concurrency: int, progress: Pr
     grouped = {c.key for g in groups for c in g}
     try:
         await asyncio.gather(*(worker(p) for p in pools),
-                             *(one(i, c) for i, c in enumerate(cells) if c.key not in grouped))
+                             *(one(c) for c in cells if c.key not in grouped))
+    except BaseException:
+        for pool in pools:      # interrupted: a worker's unfinished cell is not waited for
+            _end_workers(pool)
+        raise
     finally:
-        flush(everything=True)
         for pool in pools:
             pool.shutdown(wait=True, cancel_futures=True)
     return rows, errors
+
+
+def _quiet_worker() -> None:
+    """A worker leaves Ctrl-C and SIGTERM to the parent, which kills it (its unfinished cell is not
+    wanted): no traceback from each worker when a terminal or a CI runner signals the whole group."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill a pool's worker processes (ProcessPoolExecutor has no public way before Python 3.14)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.kill()
+        except (OSError, ValueError):
+            pass
 
 
 def _pools(cells: list[Cell], concurrency: int) -> tuple[list[Any], list[list[Cell]]]:
     """Single-process executors, one per worker, and the offline cells grouped by scenario, largest
     first. A worker runs a whole group, so the findings per message and the oracle's probe answers it
     caches are computed once per scenario; each takes the next group when it is free (a fixed split
-    by size guesses the cost of a scenario's cells, and one worker then idles while the other ends)."""
+    by size guesses the cost of a scenario's cells, and one worker then idles while the other ends).
+    With fewer scenarios than workers (a run over one scenario), the largest groups are halved so every
+    worker has cells, and the parent works out their scenarios' scoring index before the workers fork
+    from it: they share it instead of each building its own."""
     groups: dict[tuple, list[Cell]] = {}
     for c in cells:
         groups.setdefault((c.scenario.id, c.scenario.path), []).append(c)
-    n = min(max(1, concurrency), os.cpu_count() or 1, len(groups))
+    n = min(max(1, concurrency), os.cpu_count() or 1, len(cells))
     if n < 2:
         return [], []
-    pools = [ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) for _ in range(n)]
     weight = {k: len(g) * sum(len(e.text) for e in g[0].scenario.events) for k, g in groups.items()}
-    return pools, [groups[k] for k in sorted(groups, key=lambda k: -weight[k])]
+    order = [groups[k] for k in sorted(groups, key=lambda k: -weight[k])]
+    split = False
+    while len(order) < n:
+        big = max(range(len(order)), key=lambda i: (len(order[i]) > 1, len(order[i])))
+        if len(order[big]) < 2:
+            break
+        g = order.pop(big)
+        order[big:big] = [g[:(len(g) + 1) // 2], g[(len(g) + 1) // 2:]]
+        split = True
+    if split:
+        for c in {(c.scenario.id, c.scenario.path, c.markers): c for g in order for c in g}.values():
+            warm(MEMO, c.scenario, tokenizer(c.encoding), c.markers)
+    pools = [ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=_quiet_worker)
+             for _ in range(min(n, len(order)))]
+    return pools, order
 
 
 def _model_key(cfg: ModelConfig) -> str:

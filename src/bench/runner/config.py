@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import HOME
+from bench.env import secret_name, words
 from bench.errors import BadInput
 
 CONF_DIR = HOME / "conf"
@@ -32,8 +33,8 @@ def secret_problems(overrides: list[str]) -> list[str]:
     for o in overrides:
         key, _, value = o.partition("=")
         key = key.lstrip("+~")
-        why = ("its name says it holds a secret" if SECRET_KEY.search(key) else
-               "its value names a secret header or key" if SECRET_KEY.search(_names_in(value)) else
+        why = ("its name says it holds a secret" if secret_name(key) or SECRET_KEY.search(key) else
+               "its value names a secret header or key" if any(secret_name(n) for n in _names(value)) else
                "its value looks like an API key or token" if SECRET_VALUE.search(value) else
                "its URL carries a password" if USERINFO.search(value) else "")
         if why:
@@ -42,9 +43,17 @@ def secret_problems(overrides: list[str]) -> list[str]:
     return problems
 
 
-def _names_in(value: str) -> str:
+def _names(value: str) -> list[str]:
     """The mapping keys of an override value such as {X-Api-Token:abc,Accept:json}."""
-    return " ".join(re.findall(r"[{,]\s*['\"]?([\w\-]+)['\"]?\s*:", value))
+    return re.findall(r"[{,]\s*['\"]?([\w\-]+)['\"]?\s*:", value)
+
+
+def hidden(key: str) -> bool:
+    """A key whose values are never written, whatever they look like: a secret's name, headers (any
+    header can be a credential: Ocp-Apim-Subscription-Key, X-Goog-Api-Key) and environment entries."""
+    w = words(key)
+    return secret_name(key) or bool(SECRET_KEY.search(key)) or any(x in ("env", "environ", "environment") or
+                                                                    "header" in x for x in w)
 
 
 def expand_sweeps(overrides: list[str]) -> list[list[str]]:
@@ -168,7 +177,8 @@ def syntax_problems(overrides: list[str]) -> list[str]:
     for o in overrides:
         key, eq, value = o.partition("=")
         if not key.lstrip("+~") or (not eq and not o.startswith("~")):
-            problems.append(f"overrides: '{o}' is not KEY=VALUE (e.g. window=32000, strategies=[naive,vibey])")
+            problems.append(f"overrides: {_bare(o, overrides)} is not KEY=VALUE (e.g. window=32000, "
+                            f"strategies=[naive,vibey])")
             continue
         depth, quote = 0, ""
         for ch in value:
@@ -184,8 +194,19 @@ def syntax_problems(overrides: list[str]) -> list[str]:
                     break
         if depth or quote:
             what = "a quote is not closed" if quote else "its brackets do not match"
-            problems.append(f"overrides: {o}: {what} (a list is [a,b], a mapping {{k:v}})")
+            problems.append(f"overrides: {redact_override(o)}: {what} (a list is [a,b], a mapping {{k:v}})")
     return problems
+
+
+def _bare(word: str, overrides: list[str]) -> str:
+    """How an error line names an argument that is not KEY=VALUE: quoted when it is a config key (a
+    forgotten `=`) or short and without digits, else by position only: a value split off by a stray space
+    may be a secret."""
+    head = word.lstrip("+~").split(".")[0]
+    if head in {k.split(".")[0] for k in top_keys()} | set(groups()) | {"strategy", "strategies", "config_dir"} or \
+            (len(word) <= 12 and not any(c.isdigit() for c in word)):
+        return f"'{word}'"
+    return f"argument {overrides.index(word) + 1} ({len(word)} characters)"
 
 
 def explain(line: str, overrides: list[str]) -> str:
@@ -204,10 +225,38 @@ def explain(line: str, overrides: list[str]) -> str:
                      f"{', '.join(groups())})")
     bad = re.search(r"(?:override|parsing override) '([^']*)'", line)
     word = bad.group(1) if bad else next((o for o in overrides if o and o.split("=")[0].lstrip("+~") in line), "")
+    word = redact_override(word or _unreadable(overrides))
+    line = _scrub(line, overrides)
     if re.search(r"no viable alternative|mismatched input|extraneous input|token recognition|Error parsing", line):
-        return (f"overrides: {word or ' '.join(overrides)}: cannot read it as KEY=VALUE (a list is [a,b], a "
+        return (f"overrides: {word or 'one of them'}: cannot read it as KEY=VALUE (a list is [a,b], a "
                 f"sweep under -m is a,b; quote values with spaces)")
     return f"overrides: {word + ': ' if word else ''}{line}"
+
+
+def _unreadable(overrides: list[str]) -> str:
+    """The first override Hydra's parser cannot read on its own ("" when each can)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser = OverridesParser.create()
+    for o in overrides:
+        try:
+            parser.parse_overrides([o])
+        except HydraException:
+            return o
+    return ""
+
+
+def _scrub(line: str, overrides: list[str]) -> str:
+    """A parser's message without the values it must not repeat: each override's value that redaction
+    hides is replaced wherever the message quotes it (whole or in part)."""
+    for o in overrides:
+        if redact_override(o) != o:
+            key, _, value = o.partition("=")
+            for part in sorted({value, *re.split(r"[\[\]{}(),:'\"\s]+", value)}, key=len, reverse=True):
+                if len(part) >= 4 and part in line and not part.lstrip("+~") == key.lstrip("+~"):
+                    line = line.replace(part, "***")
+    return line
 
 
 def groups() -> list[str]:
@@ -267,26 +316,37 @@ def strategy_keys(name: str, own: Path | None = None) -> dict[str, Any] | None:
     return {"keys": list(values), "values": values, "accepts": accepts, "target": spec.get("_target_")}
 
 
-def redact(value: Any, key: str = "") -> Any:
-    """A plain copy of a config with anything secret-looking replaced: a value under a secret-sounding
-    key (at any depth: a header inside extra_headers too), a value that looks like a key, a URL's
-    password. The overrides list is redacted the same way (`key=***`)."""
+def redact(value: Any, key: str = "", under: bool = False) -> Any:
+    """A plain copy of a config with anything secret-looking replaced: every value under a key that is a
+    secret's name, headers or an environment (at any depth: a header inside extra_headers, an entry of a
+    strategy's env), a value that looks like a key, a URL's password. The overrides list is redacted the
+    same way (`key=***`)."""
+    under = under or hidden(key)
     if isinstance(value, dict):
-        return {k: redact(v, str(k)) for k, v in value.items()}
+        return {k: redact(v, str(k), under) for k, v in value.items()}
     if isinstance(value, list):
-        return [redact_override(v) if key == "overrides" and isinstance(v, str) else redact(v, key) for v in value]
-    if isinstance(value, str) and (SECRET_KEY.search(key) or SECRET_VALUE.search(value)):
+        return [redact_override(v) if key == "overrides" and isinstance(v, str) else redact(v, key, under)
+                for v in value]
+    if isinstance(value, str) and (under or SECRET_VALUE.search(value)):
         return "***"
     if isinstance(value, str):
         return USERINFO.sub(r"\1:***@", value)
+    if under and value is not None and not isinstance(value, bool):
+        return "***"
     return value
 
 
 def redact_override(override: str) -> str:
-    """`writer.api_key=sk-...` -> `writer.api_key=***`, a URL's password -> `***`."""
+    """`writer.api_key=sk-...` -> `writer.api_key=***`, a URL's password -> `***`; a header, an env entry or
+    a mapping holding either -> `key=***`. What error lines and config.yaml show of an override."""
+    key, eq, value = override.partition("=")
+    path = key.lstrip("+~")
+    if not eq:
+        return override if not SECRET_VALUE.search(override) else "***"
     if secret_problems([override]):
-        key, _, value = override.partition("=")
-        return f"{key}=***" if not USERINFO.search(value) or SECRET_KEY.search(key) else USERINFO.sub(r"\1:***@", override)
+        return f"{key}=***" if not USERINFO.search(value) or secret_name(path) else USERINFO.sub(r"\1:***@", override)
+    if any(hidden(part) for part in path.split(".")) or any(hidden(n) for n in _names(value)):
+        return f"{key}=***"
     return override
 
 

@@ -3,7 +3,6 @@ write repeats.csv and the report, and say how it went. Nothing here prints; the 
 """
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -13,15 +12,15 @@ from typing import Any
 import yaml
 
 from bench import __version__
-from bench.errors import BadInput
+from bench.errors import BadInput, run_stoppable
 from bench.harness.model import Model
-from bench.parsing import bounded_yaml
+from bench.parsing import bounded_yaml, flatten
 from bench.report import write_report
 from bench.report.headline import git_commit
 from bench.results.repeats import write_spread
-from bench.results.resume import done_cells, prune_unfinished, repair_summary
+from bench.results.resume import done_cells, prune_unfinished, repair_summary, summary_rows
 from bench.models.limiter import ACCOUNTS, Limits, share
-from bench.results.shards import AUTO, auto_spec, select, shard_spec, write_plan
+from bench.results.shards import AUTO, auto_spec, put_in_plan_order, select, shard_spec, write_plan
 from bench.results.store import cell_key, dump_yaml, read_csv, write_scenarios
 from bench.runner.cells import Progress, run_cells
 from bench.runner.config import redact, redact_override
@@ -74,6 +73,9 @@ def run(overrides: list[str], multirun: bool = False, progress: Progress | None 
         raise BadInput(f"out: cannot write results to {out}: {exc.strerror or exc}")
     try:
         _check_same_settings(out / "config.yaml", configs)
+        if spec is not None and (out / "shard.json").exists():
+            write_plan(out, spec, [c.name for c in planned])     # another shard's folder: said as such
+        _check_same_cells(out, cells, configs)
         if spec is not None:
             write_plan(out, spec, [c.name for c in planned])
         write_scenarios(out, list({c.scenario.id: c.scenario for c in planned}.values()))
@@ -125,10 +127,11 @@ def run_cells_in(out: Path, cells: list[Cell], concurrency: int, progress: Progr
     result.resumed = len(cells) - len(todo)
     models: dict[str, Model] = {}
     real_cells = (limits or Limits()).cells or 4 * (limits or Limits()).in_flight
-    result.rows, result.errors = asyncio.run(run_cells(todo, out, concurrency, progress, models, real_cells))
+    result.rows, result.errors = run_stoppable(run_cells(todo, out, concurrency, progress, models, real_cells))
     result.limiters = {name: lim.stats for name, lim in ACCOUNTS.by.items()}
     result.models = [m for m in models.values() if getattr(m, "progress", None) is not None]
     shutil.rmtree(out / ".cells", ignore_errors=True)
+    put_in_plan_order(out, [c.name for c in cells])   # stored as they finished; kept in the plan's order
     oracle = sum(r.get("_oracle_unrun", 0) for r in result.rows)
     if oracle:   # the oracle's answer decides what counts; one that failed to run counts nowhere, and says so
         result.warnings.append(f"{oracle} oracle probe(s) failed to run (agent or judge model failed with the "
@@ -188,6 +191,31 @@ def _role_failures(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     if probes and unrun == probes:
         out.append(f"agent/judge: all {probes} probes failed to run (checks.csv says why)")
     return out, warnings
+
+
+def _check_same_cells(out: Path, cells: list[Cell], configs: list[dict]) -> None:
+    """A folder resumed, or extended (more strategies, more scenarios), holds only cells of this plan:
+    cells of another window, suite or seed would be kept beside the new ones under a config.yaml that
+    no longer says how they were made."""
+    rows, _ = summary_rows(out / "summary.csv")
+    planned = {c.key for c in cells}
+    stray = sorted({cell_key(r) for r in rows} - planned)
+    if not stray:
+        return
+    try:
+        old = bounded_yaml((out / "config.yaml").read_text(encoding="utf-8-sig")) or {}
+    except (OSError, yaml.YAMLError, UnicodeDecodeError, RecursionError):
+        old = {}
+    changed = []
+    if isinstance(old, dict) and len(configs) == 1:
+        a, b = flatten(old), flatten(configs[0])
+        changed = [k for k in ("suite", "scenarios", "strategies", "stress", "writer.model", "window", "seed", "repeats")
+                   if any(x == k or x.startswith(k + ".") for x in set(a) | set(b))
+                   and {x: v for x, v in a.items() if x == k or x.startswith(k + ".")}
+                   != {x: v for x, v in b.items() if x == k or x.startswith(k + ".")}]
+    why = f" (other {', '.join(changed)})" if changed else ""
+    raise BadInput(f"out: {out} holds {len(stray)} cell(s) this run does not plan, e.g. {'/'.join(stray[0])}{why}; "
+                   f"use a new out=, or settings whose cells include them to resume or extend it")
 
 
 def _check_same_settings(path: Path, configs: list[dict]) -> None:

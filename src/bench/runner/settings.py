@@ -20,6 +20,7 @@ from bench.models.limiter import Limits
 from bench.models.offline.stress import PROFILES
 from bench.parsing import flatten
 from bench.results.shards import AUTO, shard_spec
+from bench.env import secret_name
 from bench.runner.config import SECRET_KEY, SECRET_VALUE, USERINFO
 from bench.scoring import GRADES
 from bench.tokens import tokenizer
@@ -225,7 +226,7 @@ def _secrets(role: str, node: dict[str, Any]) -> list[str]:
     return [f"{role}.{key}: holds a secret; keys come from the environment only (e.g. OPENAI_API_KEY), never from "
             f"the config, which is written to the results"
             for key, value in flatten(node).items()
-            if value not in (None, "") and SECRET_KEY.search(key) or
+            if value not in (None, "") and (SECRET_KEY.search(key) or secret_name(key)) or
             isinstance(value, str) and (SECRET_VALUE.search(value) or USERINFO.search(value))]
 
 

@@ -639,18 +639,30 @@ def standing(s: Scenario, w: Workstream, texts: list[str] | None = None) -> str:
     items = U.Items(it.id for it in w.items)
     first = U.mention(w.items[0].id)
     done_at = [pos.get(it.done, len(pos)) if it.done is not None else len(pos) for it in w.items]
+    # items become done as the events pass, in order of done_at: kept up as i grows, never recounted
+    # (recounting every item at every assistant event was events x items)
+    order = sorted(range(len(w.items)), key=lambda k: (done_at[k], k))
+    n_done, last_k, is_done, first_open = 0, -1, [False] * len(w.items), 0
+    finished: set[str] = set()
     named, said, said_at = False, {}, ""
     for i, e in enumerate(s.events):
         if e.role == "assistant" and i > start:
-            done = [k for k, d in enumerate(done_at) if d < i]
-            if len(done) < len(w.items):
-                nxt = next(it for k, it in enumerate(w.items) if done_at[k] >= i)
-                if not done:
+            while n_done < len(order) and done_at[order[n_done]] < i:
+                k = order[n_done]
+                if last_k < 0 or done_at[k] > done_at[last_k]:    # the first of the latest done
+                    last_k = k
+                is_done[k] = True
+                finished.add(w.items[k].id)
+                n_done += 1
+            while first_open < len(w.items) and is_done[first_open]:
+                first_open += 1
+            if n_done < len(w.items):
+                nxt = w.items[first_open]
+                if not n_done:
                     if not named:
                         return f"at event {e.id} no event so far names its first item '{w.items[0].id}'"
                 else:
-                    last = w.items[max(done, key=lambda k: done_at[k])].id
-                    why = _position(said, said_at, last, nxt.id, {w.items[k].id for k in done})
+                    why = _position(said, said_at, w.items[last_k].id, nxt.id, finished)
                     if why:
                         return f"at event {e.id} {why}"
         text = texts[i] if texts is not None else normalize(e.text)
@@ -687,7 +699,7 @@ def _named(ids: list[str], texts: list[str]) -> set[str]:
     for text in texts:
         if not left:
             break
-        if len(left) > 256:
+        if len(left) > 16:
             hits = [t for t in index.within(text).by_text if t in left]
         else:
             hits = [t for t, pattern in left.items() if t in text and pattern.search(text)]

@@ -181,6 +181,12 @@ def _readings(memo: Memo, scenario: Any, tok: Any, markers: bool) -> tuple[dict[
     return got[1], got[2]
 
 
+def warm(memo: Memo, scenario: Any, tok: Any, markers: bool) -> None:
+    """Work out a scenario's scoring index (its Judge, the oracle's reading) into `memo` ahead of its
+    cells: worker processes forked afterwards share it rather than each building its own."""
+    _readings(memo, scenario, tok, markers)
+
+
 async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, memo: Memo | None = None
                      ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Summary columns and checks.csv rows for one cell. `oracle`: the run's config names the strategy's
@@ -352,4 +358,4 @@ def _log_probes(outcomes: list, targets: dict, cell: Any, tok: Any, cell_dir: Pa
                           t=target.record.get("t"), probe=o.probe.id, passed=o.passed)
 
 
-__all__ = ["score_cell", "judged", "oracle_reading", "settings", "Scoring", "CHECK_COLUMNS"]
+__all__ = ["score_cell", "warm", "judged", "oracle_reading", "settings", "Scoring", "CHECK_COLUMNS"]

@@ -44,6 +44,7 @@ from bench.scoring.probes import offline_judge
 from bench.scoring.actor import offline_actor
 from bench.tokens import Tokenizer, tokenizer
 from bench.harness.wire import completion, from_wire, reply_limit, usage_of
+from bench.parsing import too_deep
 from bench import HOME
 from bench.models.offline.stress import PROFILES
 
@@ -226,7 +227,11 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             self._entry = None
-            length = int(self.headers.get("Content-Length") or 0)
+            given = (self.headers.get("Content-Length") or "0").strip()
+            if not given.isdigit() or len(given) > 12:   # "abc", "-1": not a length this server reads
+                self.close_connection = True
+                return self._json(400, {"error": {"message": f"Content-Length {given[:40]!r} is not a number"}})
+            length = int(given)
             if length > server.max_body:
                 self.close_connection = True
                 return self._json(413, {"error": {"message": "request body too large"}})
@@ -235,8 +240,10 @@ def _handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 return self._json(404, {"error": {"message": f"no route {self.path}"}})
             try:
                 body = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 return self._json(400, {"error": {"message": "request body is not JSON"}})
+            if not isinstance(body, dict) or too_deep(body):
+                return self._json(400, {"error": {"message": "request body is not a JSON object of chat messages"}})
             entry: dict[str, Any] = {"arrived": time.monotonic(), "ended": None, "status": 200}
             with server._lock:
                 server.bodies.append(body)

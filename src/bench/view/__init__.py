@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from pathlib import Path
 
 from bench.errors import BadInput
@@ -36,11 +37,13 @@ def write_view(run_dir: Path, cell: str | None = None) -> Path:
     index, blobs = build(run, chosen)
     data = "".join(f"<script type='application/gzip' id='{html.escape(k)}'>{base64.b64encode(v).decode()}</script>"
                    for k, v in blobs.items())
-    page = PAGE.read_text(encoding="utf-8")
     title = html.escape(f"compaction-bench view: {run_dir.resolve().name}")
-    page = page.replace("__TITLE__", title).replace("__INDEX__", json.dumps(index).replace("</", "<\\/"))
+    # one pass, so a placeholder's name inside a value is never replaced; "<" inside the script is \u003c,
+    # so no value can end it (</script>) or open a comment (<!--)
+    fill = {"__TITLE__": title, "__INDEX__": json.dumps(index).replace("<", "\\u003c"), "__DATA__": data}
+    page = re.sub("__TITLE__|__INDEX__|__DATA__", lambda m: fill[m.group()], PAGE.read_text(encoding="utf-8"))
     path = run_dir / "view.html"
-    path.write_text(page.replace("__DATA__", data), encoding="utf-8")
+    path.write_text(page, encoding="utf-8")
     return path
 
 

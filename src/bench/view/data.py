@@ -22,6 +22,7 @@ from bench.results.trace import Run, RunCell, labels, shows, status
 from bench.scoring.metrics import METRICS
 
 # The verdicts an item can show: kept, partial or lost; for a lower-is-better metric its own word, or clean.
+KINDS = ("agent", "compaction", "probe")   # what requests.jsonl's `kind` may say; anything else shows as "other"
 STATUS = ["kept", "partial", "lost", *(m.verdict for m in METRICS if m.verdict), "clean"]
 
 
@@ -63,15 +64,17 @@ def cell_blob(run: Run, cell: RunCell, records: list[dict[str, Any]], compaction
         seq, pos, out = r.record.get("seq") or [], 0, []
         for s in seq:
             if isinstance(s, list):
-                out.append(s)
+                out.append([_count(s[0]), _count(s[1])])
                 pos += s[1] - s[0]
             else:
                 m = r.messages[pos]
                 out.append(tables.ref(cell, m, "text" not in s, own, own_rows))
                 pos += 1
         by_i[r.i] = len(reqs)
-        reqs.append([r.i, r.kind, r.tokens, r.record.get("event") or r.record.get("purpose") or "",
-                     1 if r.record.get("over") else 0, out, None])
+        # a results folder is a shared artifact: every value from it is data of a known type, never markup
+        reqs.append([_count(r.i), r.kind if r.kind in KINDS else "other", _count(r.tokens),
+                     _text(r.record.get("event") or r.record.get("purpose") or ""),
+                     1 if r.record.get("over") is True else 0, out, None])
 
     state: dict[str, tuple[int, str]] = {}
     for r, checks, _over in run.judged(cell, records, seen):
@@ -82,8 +85,8 @@ def cell_blob(run: Run, cell: RunCell, records: list[dict[str, Any]], compaction
         change.update({k: None for k in state if k not in now})
         reqs[by_i[r.i]][6] = change
         state = now
-    comps = [{"n": c.get("n"), "request": _count(c.get("request")), "ok": c.get("ok") is True,
-              "before": c.get("before"), "after": c.get("after"), "text": _text(c.get("text")),
+    comps = [{"n": _count(c.get("n")), "request": _count(c.get("request")), "ok": c.get("ok") is True,
+              "before": _count(c.get("before")), "after": _count(c.get("after")), "text": _text(c.get("text")),
               "fallback": _text(c.get("fallback")), "error": _text(c.get("error")), "repairs": _count(c.get("repairs")),
               "latency_s": round(sum(_number(x.get("latency_s")) or 0.0 for x in _calls(c)), 3),
               "calls": len(_calls(c)),

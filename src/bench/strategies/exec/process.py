@@ -4,12 +4,21 @@ Its stderr is kept (the last few kilobytes, never written anywhere) so that a cr
 explained in the cell's error line. Waiting for a reply counts only the process's own time:
 seconds its writer calls spend in the bench's writer (which has its own timeout and retries)
 are not held against it.
+
+It can never hang the run: it starts in a process group of its own, and the whole group is
+ended with the cell (and, should the bench exit mid-cell, when the bench exits), so a wrapper
+(`sh -c ...`) and helpers it forked go with it. Nothing waits on its pipes without a deadline:
+something it started may hold them open for ever, so once the process has exited (and what it
+wrote has been read) the bench closes its ends, and a process that does not read what it is sent
+fails the cell. None of this costs a request anything: the exit is a callback, not a poll.
 """
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
+import signal
 import time
 from collections import deque
 from typing import Any, Callable
@@ -18,24 +27,77 @@ from bench.strategies.exec.protocol import ExternalError
 
 LINE_LIMIT = 256 << 20       # one reply line may be this long (a context of many written messages)
 STDERR_KEEP = 8192
-GRACE = 2.0                  # seconds a process gets to exit after `end` before it is killed
+GRACE = 2.0                  # seconds a process gets to exit after `end` before its group is killed
+EXIT_WAIT = 5.0              # seconds an exit is waited for once its stdout is closed (a loaded machine is slow to say)
+EXIT_READ = 0.2              # seconds after its exit until the pipes are closed (what it wrote is read first)
+
+_GROUPS: set[int] = set()    # process groups of strategies under way, ended if the bench exits first
+_HOOKED = False
+
+
+def _end_groups() -> None:
+    for pgid in list(_GROUPS):
+        _kill_group(pgid)
+
+
+def _kill_group(pgid: int) -> None:
+    _GROUPS.discard(pgid)
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's, plus: once the process has exited, its stdout and stderr end (EXIT_READ later) even if
+    something it started still holds them, so a read waiting for its reply sees the end."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop):
+        super().__init__(limit=limit, loop=loop)
+        self.exited: asyncio.Future = loop.create_future()
+
+    def process_exited(self) -> None:
+        transport = self._transport
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
+        if transport is not None:
+            self._loop.call_later(EXIT_READ, _close_reads, transport)
+
+
+def _close_reads(transport: Any) -> None:
+    for fd in (1, 2):
+        pipe = transport.get_pipe_transport(fd)
+        if pipe is not None and not pipe.is_closing():
+            pipe.close()
 
 
 class Child:
-    def __init__(self, command: list[str], env: dict[str, str], cwd: str | None, name: str = "exec"):
-        self.command, self.env, self.cwd, self.name = command, env, cwd, name
+    def __init__(self, command: list[str], env: dict[str, str], cwd: str | None, name: str = "exec",
+                 timeout: float = 30.0):
+        self.command, self.env, self.cwd, self.name, self.timeout = command, env, cwd, name, timeout
         self.proc: asyncio.subprocess.Process | None = None
         self._err: deque[bytes] = deque()
         self._err_size = 0
         self._err_task: asyncio.Task | None = None
+        self._protocol: _Protocol | None = None
 
     async def start(self) -> None:
+        global _HOOKED
+        if not _HOOKED:
+            atexit.register(_end_groups)
+            _HOOKED = True
+        loop = asyncio.get_running_loop()
+        limit = LINE_LIMIT
         try:
-            self.proc = await asyncio.create_subprocess_exec(
-                *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=self.env, cwd=self.cwd, limit=LINE_LIMIT)
+            transport, self._protocol = await loop.subprocess_exec(
+                lambda: _Protocol(limit, loop), *self.command, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=self.env, cwd=self.cwd,
+                process_group=0)
         except OSError as exc:
             raise ExternalError(f"cannot start {' '.join(self.command)}: {exc.strerror or exc}") from None
+        self.proc = asyncio.subprocess.Process(transport, self._protocol, loop)
+        _GROUPS.add(self.proc.pid)
         self._err_task = asyncio.ensure_future(self._drain_stderr())
 
     async def _drain_stderr(self) -> None:
@@ -58,9 +120,16 @@ class Child:
         assert self.proc is not None and self.proc.stdin is not None
         try:
             self.proc.stdin.write(data)
-            await self.proc.stdin.drain()
+            if self.proc.stdin.transport.get_write_buffer_size():    # it has not read the last ones yet
+                async with asyncio.timeout(self.timeout):
+                    await self.proc.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             raise ExternalError(await self.exited()) from None
+        except TimeoutError:
+            if self.proc.returncode is not None:
+                raise ExternalError(await self.exited()) from None
+            raise ExternalError(f"it does not read what the bench sends (its stdin stayed full for "
+                                f"{self.timeout:g} s){self.last_words()}") from None
 
     async def receive(self, timeout: float, busy: Callable[[], float]) -> bytes:
         """The next line; `busy()` says how many seconds the writer has spent answering so far."""
@@ -83,22 +152,24 @@ class Child:
             raise ExternalError(await self.exited())
         return line
 
-    async def exited(self) -> str:
+    async def _exit_code(self, within: float) -> int | None:
+        """The exit code once the process has exited (its pipes may still be held open), None if not in time."""
         assert self.proc is not None
-        try:
-            code = await asyncio.wait_for(self.proc.wait(), 1.0)
-        except TimeoutError:
+        if self.proc.returncode is None and self._protocol is not None:
+            await asyncio.wait({self._protocol.exited}, timeout=within)
+        return self.proc.returncode
+
+    async def exited(self) -> str:
+        code = await self._exit_code(EXIT_WAIT)
+        if code is None:
             return f"the process closed its stdout but did not exit{self.last_words()}"
         if self._err_task is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._err_task), 0.5)
-            except TimeoutError:
-                pass
+            await asyncio.wait({self._err_task}, timeout=0.5)
         how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
         return f"the process {how}{self.last_words()}"
 
     async def close(self, goodbye: dict[str, Any] | None) -> None:
-        """Say goodbye (the process may exit on its own), then make sure it is gone."""
+        """Say goodbye (the process may exit on its own), then end its group: helpers it left go too."""
         proc = self.proc
         if proc is None:
             return
@@ -107,19 +178,16 @@ class Child:
                 assert proc.stdin is not None
                 proc.stdin.write(json.dumps(goodbye).encode() + b"\n")
                 proc.stdin.close()
-                await asyncio.wait_for(proc.wait(), GRACE)
-            except (BrokenPipeError, ConnectionResetError, TimeoutError, RuntimeError):
+            except (BrokenPipeError, ConnectionResetError, RuntimeError):
                 pass
-        if proc.returncode is None:
-            try:
-                proc.kill()
-            except ProcessLookupError:
-                pass
-            await proc.wait()
+            await self._exit_code(GRACE)
+        _kill_group(proc.pid)
+        await self._exit_code(GRACE)
         if self._err_task is not None:
             self._err_task.cancel()
-        if proc.stdin is not None and not proc.stdin.is_closing():
-            proc.stdin.close()
+        transport = self._protocol and self._protocol._transport    # our ends of the pipes, whoever holds the others
+        if transport is not None:
+            transport.close()
 
 
 def environment(extra: dict[str, str], url: str, secret: Callable[[str], bool]) -> dict[str, str]:

@@ -12,6 +12,7 @@ from typing import Any
 from bench.harness.messages import Message
 from bench.harness.record import from_json, to_json
 from bench.harness.strategy import Compaction
+from bench.parsing import MAX_DEPTH, too_deep
 from bench.tokens import PER_MESSAGE, PER_REQUEST, Tokenizer
 
 VERSION = 1
@@ -48,11 +49,18 @@ def decode(line: bytes) -> dict[str, Any]:
     text = line.decode("utf-8", "replace").strip()
     try:
         obj = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         why = f"{exc.msg} at column {exc.colno}"
         raise ExternalError(f"its reply is not valid JSON ({why}): {_preview(text)}") from None
+    except ValueError:      # a number of more than 4,300 digits
+        raise ExternalError(f"its reply holds a number too long to read: {_preview(text)}") from None
     except RecursionError:
         raise ExternalError(f"its reply is nested too deeply: {_preview(text)}") from None
+    if text.count("[") + text.count("{") > MAX_DEPTH and too_deep(obj):    # few brackets: cannot be deep
+        raise ExternalError(f"its reply is nested more than {MAX_DEPTH} levels deep: {_preview(text)}")
+    if "\\u" in text and _surrogate(obj):
+        raise ExternalError(f"its reply holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not a character: "
+                            f"{_preview(text)}")
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise ExternalError(f"its reply is not a JSON object with a \"type\": {_preview(text)}")
     if obj["type"] == "error":
@@ -133,6 +141,23 @@ def compaction(raw: Any, before: int, after: int, where: str) -> Compaction:
     return Compaction(before=num("before", before), after=num("after", after), ok=ok, text=text("text"),
                       problems=list(problems), repairs=num("repairs", 0), fallback=text("fallback"),
                       error=text("error"), fields=dict(fields))
+
+
+def _surrogate(obj: Any) -> bool:
+    stack = [obj]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
 
 
 def _preview(text: str, n: int = 120) -> str:

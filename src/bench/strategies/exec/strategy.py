@@ -21,12 +21,14 @@ from typing import Any
 
 from bench.harness.endpoint import WriterEndpoint
 from bench.harness.messages import Message
-from bench.models.litellm_model import SECRET_NAME
+from bench.env import secret_name
 from bench.harness.strategy import Compaction, Session, Strategy
 from bench.tokens import PER_MESSAGE
 
 from bench.strategies.exec import protocol as P
 from bench.strategies.exec.process import Child, environment
+
+START = 30.0        # seconds the first reply (hello) may take at least, whatever `timeout` says
 
 
 class Exec(Strategy):
@@ -38,13 +40,21 @@ class Exec(Strategy):
                              "strategy.exec.command=[node,compactor.js]")
         if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
             raise ValueError(f"command: {argv[0]!r} is not a program on PATH or a file")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ValueError(f"timeout must be a number of seconds above 0, got {timeout!r}")
+        if any("\0" in a for a in argv):
+            raise ValueError("command: an argument holds a NUL character, which no program can be given")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < 1e6:
+            raise ValueError(f"timeout must be a number of seconds above 0 (and below 1e6), got {timeout!r}")
         env = dict(env or {})
-        secret = sorted(k for k in env if SECRET_NAME.search(k))
+        secret = sorted(k for k in env if secret_name(k, loose=True))
         if secret:
             raise ValueError(f"env: {', '.join(secret)}: secrets come from the environment, never from the config "
                              "(and the process reaches models through the writer endpoint)")
+        bad = sorted(str(k) for k, v in env.items() if not str(k) or any(c in str(k) for c in "=\0") or "\0" in str(v))
+        if bad:
+            raise ValueError(f"env: {bad[0]!r}: a variable's name must be non-empty without '=' or NUL, its value "
+                             f"without NUL")
+        if cwd is not None and not Path(str(cwd)).is_dir():
+            raise ValueError(f"cwd: {cwd!r} is not a folder")
         self.argv, self.timeout, self.env, self.cwd = argv, float(timeout), {k: str(v) for k, v in env.items()}, cwd
         self.calls_writer = bool(calls_writer)
         # how error lines name it: the program and its script, without their folders
@@ -69,11 +79,12 @@ class Exec(Strategy):
     async def _start(self) -> Child:
         self.endpoint = WriterEndpoint(self.session.writer, self.session.tok, asyncio.get_running_loop()).start()
         self.endpoint.know([self.session.system])
-        env = environment(self.env, self.endpoint.url, lambda k: bool(SECRET_NAME.search(k)))
-        self.child = child = Child(self.argv, env, self.cwd, self.name or "exec")
+        env = environment(self.env, self.endpoint.url, lambda k: secret_name(k, loose=True))
+        self.child = child = Child(self.argv, env, self.cwd, self.name or "exec", self.timeout)
         await child.start()
         await child.send(P.begin(self.session))
-        P.hello(P.decode(await child.receive(self.timeout, self.endpoint.busy)))
+        # its first reply waits for a program start too, which a loaded machine can make slow
+        P.hello(P.decode(await child.receive(max(self.timeout, START), self.endpoint.busy)))
         return child
 
     async def prepare(self) -> Compaction | None:
