@@ -75,6 +75,10 @@ class Strategy:
     # calls, answers under named headings): bench.models.offline.players. The run hands them to the
     # cell's writer (`Model.teach`); an LLM writer ignores them.
     offline_players: tuple = ()
+    # The run's `trigger_at` for this strategy (a share of the window up to 1, tokens above; set by the runner
+    # from the config, which refuses a value later than the strategy's own trigger): compaction may only come
+    # earlier than the strategy's default, never later, so no request passes the model's input limit.
+    earlier: float | int | None = None
 
     def begin(self, session: Session) -> None:
         self.session = session
@@ -98,9 +102,15 @@ class Strategy:
     def should_compact(self) -> bool:
         return self.size() > self.trigger()
 
+    def early(self) -> int | None:
+        """The `trigger_at` in tokens for this session's window, or None."""
+        at = self.earlier
+        return None if at is None else int(at * self.session.window) if at <= 1 else int(at)
+
     async def prepare(self) -> Compaction | None:
-        """Called before every request; compacts when the trigger says so."""
-        if self.should_compact():
+        """Called before every request; compacts when the trigger (or an earlier `trigger_at`) says so."""
+        early = self.early()
+        if self.should_compact() or (early is not None and self.size() > early):
             return await self.compact()
         return None
 
