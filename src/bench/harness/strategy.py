@@ -79,6 +79,10 @@ class Strategy:
     # from the config, which refuses a value later than the strategy's own trigger): compaction may only come
     # earlier than the strategy's default, never later, so no request passes the model's input limit.
     earlier: float | int | None = None
+    # Seconds of quiet after which the strategy compacts while the session waits (Claude Code's idle
+    # compaction, before the prompt cache expires): when the next event comes later than that, the harness
+    # calls `idle()` at that moment, before the event is recorded. None: never.
+    idle_after: float | None = None
 
     def begin(self, session: Session) -> None:
         self.session = session
@@ -115,6 +119,10 @@ class Strategy:
         return None
 
     async def compact(self) -> Compaction | None:
+        return None
+
+    async def idle(self) -> Compaction | None:
+        """The session has been quiet for `idle_after` seconds; a compaction now runs while nobody waits."""
         return None
 
     async def end(self) -> None:
