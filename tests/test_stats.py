@@ -1,4 +1,4 @@
-"""bench/stats.py: intervals hold the mean, are reproducible, widen with noise; verdicts; pass^k."""
+"""bench/results/stats.py: intervals hold the mean, are reproducible, widen with noise; verdicts; pass^k."""
 from __future__ import annotations
 
 from bench.results.stats import interval, paired_interval, pass_hat_k, unpaired_interval, verdict

@@ -2,12 +2,12 @@
 
 Compares two runs' summary.csv cell by cell and per strategy (and writer). A cell is a scenario,
 strategy, writer and window; its repeats (seeds) are averaged. It fails (exit 1) when any cell or
-any strategy's mean gets worse than the gate allows (bench/gate.py: per metric, per scenario tag),
+any strategy's mean gets worse than the gate allows (bench/gate/thresholds.py: per metric, per scenario tag),
 when requests over the window rise at all, when a metric BASE had is gone, when NEW failed a cell
 BASE has, or when a cell of BASE is missing from NEW (one of the scenarios and strategies NEW ran;
 with `all_cells`, any). Bad input exits 2.
 
-Every difference also gets a 95% interval (bench/stats.py: bootstrap over scenarios and repeats,
+Every difference also gets a 95% interval (bench/results/stats.py: bootstrap over scenarios and repeats,
 paired by scenario and seed) and a verdict: better, worse or tied. With `noise_aware` a drop beyond
 the threshold fails only when its interval lies wholly on the worse side of 0. Offline runs are
 deterministic, so there a cell's interval is its single difference and a mean's comes from the

@@ -212,7 +212,7 @@ def _intervals(doc: Doc, scored, quality: list[str], run_dir: Path) -> None:
     repeats = int(scored.groupby(["scenario", "strategy", "writer", "window"])["seed"].nunique().max())
     cols = ["strategy", "metric", "cells", "mean [95%]", *ref]
     doc.table(Table(cols, S.rows(iv, cols), "95% intervals: bootstrap over scenarios and repeats "
-                                           f"({repeats} per cell; bench/stats.py). The verdict is against the first "
+                                           f"({repeats} per cell; bench/results/stats.py). The verdict is against the first "
                                            "strategy, paired by scenario and seed: better or worse when the whole "
                                            "interval of the difference is on one side of 0, else tied. Offline "
                                            "runs are deterministic: their intervals come from the scenarios "

@@ -41,7 +41,7 @@ def interval(values) -> tuple[float, float] | None:
     """The 95% interval of a strategy's mean over its cells (`values`: one score per cell).
 
     This is the one place the report asks for uncertainty: every headline cell and finding reads it.
-    bench/stats.py bootstraps the mean over the cells (each a session, with its repeats averaged), so
+    bench/results/stats.py bootstraps the mean over the cells (each a session, with its repeats averaged), so
     offline runs, which are deterministic, get intervals from the spread over scenarios alone."""
 
     iv = bootstrap([[float(v)] for v in values])

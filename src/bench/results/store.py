@@ -4,7 +4,7 @@ A column that does not apply to a cell, or that nothing computed, stays empty,
 never zero. Finished cells are known by their summary row, which is what lets
 an interrupted run be resumed: a row is written in one write and synced, and a
 row that is not whole (a full disk, a power cut) is dropped on resume, so its
-cell runs again instead of counting as done with empty scores (bench/resume.py).
+cell runs again instead of counting as done with empty scores (bench/results/resume.py).
 """
 from __future__ import annotations
 

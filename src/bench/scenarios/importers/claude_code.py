@@ -11,7 +11,7 @@ with source `harness`, never the user's words. Text Claude Code writes into user
 lines without such a flag (`[Request interrupted by user]`, the local-command
 caveat, `<command-name>` / `<local-command-stdout>` / `<bash-input>` wrappers,
 `<system-reminder>` blocks) is recognised by its wording in bench/text.py, for
-every format alike (bench/importers/common.py).
+every format alike (bench/scenarios/importers/common.py).
 """
 from __future__ import annotations
 

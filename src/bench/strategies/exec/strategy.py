@@ -5,7 +5,7 @@ The bench starts the configured command once per cell and talks to it in JSON Li
 recorded messages go to the process in one batch with the next `prepare` (each message
 exactly once), and the process answers with the context as a delta: how many messages of its
 previous context stay, then references to known ids and the messages it wrote. Its writer
-calls go through the cell's writer endpoint (bench/endpoint.py), so they are logged, cached,
+calls go through the cell's writer endpoint (bench/harness/endpoint.py), so they are logged, cached,
 counted and priced like a Python strategy's.
 
 Anything the process gets wrong (an unknown id, an untagged message, a line that is not JSON,
