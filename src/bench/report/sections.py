@@ -210,8 +210,7 @@ def link_viewer(doc: Doc, run_dir: Path) -> None:
 
 
 SWEPT = re.compile(r"^(?P<base>[^\[]+)\[(?:.*,)?(?:strategy\.\w+\.)?trigger_at=(?P<at>[^,\]]+)")
-SWEEP_METRICS = ["goal_retention", "constraint_fidelity", "fact_retention", "decision_retention", "cost_usd",
-                 "cache_hit_rate", "compactions"]
+SWEEP_METRICS = [*M.HIGHER, *data.COST]   # retention beside what it costs
 
 
 def trigger_sweep(scored):
@@ -239,5 +238,6 @@ def triggers(doc: Doc, scored, paint, colours) -> None:
     doc.table(Table(cols, rows(table, cols), "Cell means per strategy and `trigger_at` (a share of the window, or "
                                              "tokens above 1): an earlier trigger compacts more often; read the "
                                              "retention columns beside the cost and the cache hit rate."))
-    doc.figure(paint(figures.lines, table, "trigger_at", [c for c in SWEEP_METRICS if c in cols], "trigger_sweep",
+    drawn = [c for c in cols if c in M.HIGHER or c in ("cost_usd", "cache_hit_rate")]
+    doc.figure(paint(figures.lines, table, "trigger_at", drawn, "trigger_sweep",
                      "Retention, cost and cache hit rate against trigger_at, one line per strategy.", colours))
