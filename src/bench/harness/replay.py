@@ -179,8 +179,18 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
                       writer=logged, limit=trigger_limit(opts.window, opts.reserve_output, opts.margin),
                       reserve_output=opts.reserve_output, margin=opts.margin, recorded=scenario.compactions)
     strategy.begin(session)
+    last = None
     try:
         for msg, event in zip(record, scenario.events):
+            quiet = strategy.idle_after
+            if quiet is not None and last is not None and event.t - last > quiet:
+                logged.t = last + quiet
+                comp = await _idle(strategy)
+                if comp is not None:
+                    comp.fields["idle"] = True
+                    _log_compaction(compactions_fh, cell, strategy, event.id, logged.t, log.count, comp,
+                                    logged.take_calls(), stats)
+            last = event.t
             if event.role == "assistant":
                 logged.t = event.t
                 comp = await _prepare(strategy)
@@ -202,6 +212,14 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
         await strategy.end()
     stats.wall_s = time.perf_counter() - started
     return stats
+
+
+async def _idle(strategy: Strategy) -> Compaction | None:
+    try:
+        return await strategy.idle()
+    except ModelError as exc:
+        size = strategy.size()
+        return Compaction(before=size, after=size, ok=False, error=f"model failed: {exc}")
 
 
 async def _prepare(strategy: Strategy) -> Compaction | None:

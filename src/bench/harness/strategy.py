@@ -82,6 +82,14 @@ class Strategy:
     # True for a strategy that replays the source harness's recorded compactions (`Session.recorded`): the run
     # refuses a scenario without them, in one line, before anything runs.
     needs_recorded: bool = False
+    # The run's `trigger_at` for this strategy (a share of the window up to 1, tokens above; set by the runner
+    # from the config, which refuses a value later than the strategy's own trigger): compaction may only come
+    # earlier than the strategy's default, never later, so no request passes the model's input limit.
+    earlier: float | int | None = None
+    # Seconds of quiet after which the strategy compacts while the session waits (Claude Code's idle
+    # compaction, before the prompt cache expires): when the next event comes later than that, the harness
+    # calls `idle()` at that moment, before the event is recorded. None: never.
+    idle_after: float | None = None
 
     def begin(self, session: Session) -> None:
         self.session = session
@@ -105,13 +113,23 @@ class Strategy:
     def should_compact(self) -> bool:
         return self.size() > self.trigger()
 
+    def early(self) -> int | None:
+        """The `trigger_at` in tokens for this session's window, or None."""
+        at = self.earlier
+        return None if at is None else int(at * self.session.window) if at <= 1 else int(at)
+
     async def prepare(self) -> Compaction | None:
-        """Called before every request; compacts when the trigger says so."""
-        if self.should_compact():
+        """Called before every request; compacts when the trigger (or an earlier `trigger_at`) says so."""
+        early = self.early()
+        if self.should_compact() or (early is not None and self.size() > early):
             return await self.compact()
         return None
 
     async def compact(self) -> Compaction | None:
+        return None
+
+    async def idle(self) -> Compaction | None:
+        """The session has been quiet for `idle_after` seconds; a compaction now runs while nobody waits."""
         return None
 
     async def end(self) -> None:

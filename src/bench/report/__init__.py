@@ -106,6 +106,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
         doc.p(OFFLINE_NOTE)
     quality, cost = data.present(summary, data.QUALITY), data.present(summary, data.COST)
     S.windows(doc, scored)
+    S.triggers(doc, scored, paint, colours)
     if not idle.empty:
         icols = ["scenario", "strategy", "writer", "window", *data.present(idle, quality)]
         doc.table(Table(icols, S.rows(idle, icols), "Cells of sessions that fit the window (the oracle's largest "

@@ -228,3 +228,22 @@ def heatmap(pivot, name: str, caption: str):
             ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=8)
     fig.colorbar(im, ax=ax, fraction=.03)
     return Figure(name, _png(fig), caption)
+
+
+def lines(table, x: str, columns: list[str], name: str, caption: str, colours: Colours | None = None):
+    """One panel per column: `columns` against `x`, one line per strategy (a sweep of one setting)."""
+    if table is None or table.empty or not columns:
+        return None
+    plt = _plt()
+    fig, axes = plt.subplots(1, len(columns), figsize=(min(14, 2.4 * len(columns)), 2.8), squeeze=False)
+    for ax, col in zip(axes[0], columns):
+        for strategy, g in table.groupby("strategy"):
+            g = g.sort_values(x)
+            ax.plot(g[x], g[col], marker=colours.marker(strategy) if colours else "o",
+                    color=colours(strategy) if colours else None, label=strategy)
+        ax.set_title(col, fontsize=9)
+        ax.set_xlabel(x, fontsize=8)
+        ax.grid(alpha=.3)
+    _legend_right(fig, *axes[0][0].get_legend_handles_labels())
+    fig.tight_layout()
+    return Figure(name, _png(fig), caption)

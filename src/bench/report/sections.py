@@ -5,12 +5,13 @@ it says otherwise, each cell weighing the same, and one colour per strategy (`fi
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from bench.errors import BadInput
 from bench.report.render import Doc, Table
-from bench.report import headline
+from bench.report import figures, headline
 from bench.results.trace import cells as run_cells
 from bench.harness.strategy import default_reserve, trigger_limit
 from bench.report.data import _count
@@ -244,3 +245,37 @@ def link_viewer(doc: Doc, run_dir: Path) -> None:
     if not (run_dir / "view.html").exists():
         doc.p(f"view.html is written by `compaction-bench view {run_dir}` (a few seconds to a minute for a large "
               "run; `--cell ID` for one cell).")
+
+
+SWEPT = re.compile(r"^(?P<base>[^\[]+)\[(?:.*,)?(?:strategy\.\w+\.)?trigger_at=(?P<at>[^,\]]+)")
+SWEEP_METRICS = [*M.HIGHER, *data.COST]   # retention beside what it costs
+
+
+def trigger_sweep(scored):
+    """Per strategy and `trigger_at` value of a sweep (`-m trigger_at=0.5,0.7,0.9`): the cell means."""
+    import pandas as pd
+
+    found = scored["strategy"].astype(str).str.extract(SWEPT)
+    rows = scored.assign(base=found["base"], trigger_at=pd.to_numeric(found["at"], errors="coerce"))
+    rows = rows[rows["trigger_at"].notna() & ~rows["strategy"].astype(str).str.endswith(" (oracle)")]
+    if rows.empty or rows.groupby("base")["trigger_at"].nunique().max() < 2:
+        return pd.DataFrame()
+    cols = [c for c in SWEEP_METRICS if c in rows.columns]
+    out = rows.groupby(["base", "trigger_at"])[cols].mean().reset_index()
+    out.insert(2, "cells", rows.groupby(["base", "trigger_at"]).size().values)
+    return out.rename(columns={"base": "strategy"}).round(4)
+
+
+def triggers(doc: Doc, scored, paint, colours) -> None:
+    """Trigger against retention and cost, when the run swept `trigger_at`."""
+    table = trigger_sweep(scored)
+    if table.empty:
+        return
+    doc.h("Trigger sweep")
+    cols = list(table.columns)
+    doc.table(Table(cols, rows(table, cols), "Cell means per strategy and `trigger_at` (a share of the window, or "
+                                             "tokens above 1): an earlier trigger compacts more often; read the "
+                                             "retention columns beside the cost and the cache hit rate."))
+    drawn = [c for c in cols if c in M.HIGHER or c in ("cost_usd", "cache_hit_rate")]
+    doc.figure(paint(figures.lines, table, "trigger_at", drawn, "trigger_sweep",
+                     "Retention, cost and cache hit rate against trigger_at, one line per strategy.", colours))

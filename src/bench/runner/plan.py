@@ -15,7 +15,9 @@ from typing import Any
 
 from bench.errors import BadInput
 from bench.harness.model import ModelConfig
-from bench.harness.strategy import Strategy
+from bench.harness.messages import system_message
+from bench.harness.strategy import Session, Strategy, default_reserve, trigger_limit
+from bench.tokens import Tokenizer
 from bench.models.cache import responses_dir
 from bench.results.store import latest_run
 from bench.runner.config import compose, config_dirs, config_file, did_you_mean, expand_sweeps, scenario_bases
@@ -94,6 +96,10 @@ def make_strategy(name: str, spec: dict[str, Any]) -> Strategy:
     from hydra.errors import InstantiationException
     from hydra.utils import instantiate
 
+    spec = dict(spec)
+    earlier = spec.pop("trigger_at", None)
+    if earlier is not None and (isinstance(earlier, bool) or not isinstance(earlier, (int, float)) or earlier <= 0):
+        raise BadInput(f"strategy.{name}.trigger_at: {earlier!r} is not a share of the window (0-1] or a token count")
     try:
         strategy = instantiate(spec, _convert_="all")
     except (InstantiationException, TypeError, ValueError, ImportError) as exc:
@@ -102,6 +108,11 @@ def make_strategy(name: str, spec: dict[str, Any]) -> Strategy:
     if not isinstance(strategy, Strategy):
         raise BadInput(f"strategy.{name}: {spec.get('_target_')} is not a bench.strategy.Strategy")
     strategy.name = name
+    if earlier is not None:
+        if type(strategy).prepare is not Strategy.prepare:
+            raise BadInput(f"strategy.{name}.trigger_at: {spec.get('_target_')} decides when it compacts itself; "
+                           "trigger_at applies to the built-in strategies")
+        strategy.earlier = earlier
     return strategy
 
 
@@ -137,6 +148,7 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
     _check_room(cells)
     built = {c.label: make_strategy(c.strategy, c.strategy_cfg) for c in cells}   # a bad config fails before anything runs
     _check_recorded(cells, built)
+    _check_earlier(cells)
     unique: dict[tuple, Cell] = {}
     for c in cells:
         unique.setdefault(c.key, c)
@@ -192,6 +204,30 @@ def _check_room(cells: list[Cell]) -> None:
              for whys in found.values()]
     if lines:
         raise BadInput(lines)
+
+
+def _check_earlier(cells: list[Cell]) -> None:
+    """A `trigger_at` later than the strategy's own trigger at a cell's window is refused, one line: it may
+    only bring compaction earlier (a later one would send requests past the model's input limit)."""
+    seen: set[tuple] = set()
+    for c in cells:
+        at = c.strategy_cfg.get("trigger_at")
+        key = (c.label, c.window, c.scenario.id)
+        if at is None or key in seen:
+            continue
+        seen.add(key)
+        strategy = make_strategy(c.strategy, c.strategy_cfg)
+        tok = Tokenizer(c.encoding)
+        reserve, margin = default_reserve(c.window)
+        reserve, margin = c.reserve_output or reserve, c.margin or margin
+        strategy.begin(Session(scenario=c.scenario.id, user=c.scenario.user, window=c.window,
+                               system=system_message(tok, c.scenario), tok=tok, writer=None,
+                               limit=trigger_limit(c.window, reserve, margin), reserve_output=reserve, margin=margin))
+        own, early = strategy.trigger(), strategy.early()
+        if early > own:
+            raise BadInput(f"strategy.{c.strategy}.trigger_at: {at} is {early} tokens at window {c.window} "
+                           f"({c.scenario.id}), later than {c.strategy}'s own trigger of {own}: trigger_at may "
+                           "only bring compaction earlier")
 
 
 def sweep_labels(combos: list[list[str]]) -> list[str]:

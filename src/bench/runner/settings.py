@@ -102,6 +102,7 @@ class Settings:
     shard: str | None = field(default=None, metadata={"check": _shard, "what": "I/N (e.g. shard=2/4), auto or auto/N"})
     reserve_output: int | None = field(default=None, metadata={"min": 0})
     margin: int | None = field(default=None, metadata={"min": 0})
+    trigger_at: float | None = field(default=None, metadata={"min": 0})
     encoding: str | None = field(default=None, metadata={"check": _encoding})
     concurrency: int = field(default=2, metadata={"min": 1})
     limits: Limits = field(default_factory=Limits)

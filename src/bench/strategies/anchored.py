@@ -30,6 +30,7 @@ SECTIONS = sectioned.headings(PROMPT)
 class Anchored(Strategy):
     calls_writer = True
     offline_players = (sectioned.offline_play,)
+    PROMPT, FRAME, SECTIONS = PROMPT, FRAME, SECTIONS
 
     def __init__(self, fill: float | int | None = None, retain: float | int = 0.4, budget: float | int = 0.1):
         for name, value in (("fill", fill), ("retain", retain), ("budget", budget)):
@@ -52,22 +53,22 @@ class Anchored(Strategy):
 
     async def compact(self) -> Compaction | None:
         before, budget = self.size(), self.budget()
-        pinned = int(bool(self.messages) and self.messages[0].tag == "summary")
+        pinned = len(self.head())
         instruction = self.session.message(
             id=f"merge-request-{self.rounds + 1}", role="user", tag="instruction",
-            text=PROMPT + "\n\n" + sectioned.block(SECTIONS, budget, current=self.sections))
+            text=self.PROMPT + "\n\n" + sectioned.block(self.SECTIONS, budget, current=self.sections))
         span, tail = self.split(self.messages[pinned:], instruction, budget)
         if not span:
             if before <= self.session.limit:
                 return None
             return fit(self, Compaction(before, before, ok=False, error="nothing old enough to merge"), pinned)
         try:
-            answer = await sectioned.ask(self, span, instruction, budget, SECTIONS, "summary")
+            answer = await sectioned.ask(self, span, instruction, budget, self.SECTIONS, "summary")
         except sectioned.Failed as exc:
             return fit(self, Compaction(before, before, ok=False, error=str(exc)), pinned)
         problems = list(answer.problems)
         merged = {}
-        for name in SECTIONS:
+        for name in self.SECTIONS:
             new, old = answer.sections.get(name), self.sections.get(name)
             if sectioned.empty(new) and not sectioned.empty(old):
                 problems.append(f"section {name!r} came back {'empty' if name in answer.sections else 'missing'}: "
@@ -76,14 +77,25 @@ class Anchored(Strategy):
             merged[name] = new or ""
         self.sections = merged
         self.rounds += 1
-        text = sectioned.render(merged, SECTIONS)
-        summary = sectioned.framed(self.session, id=f"summary-{self.rounds}", tag="summary", frame=FRAME, body=text)
-        self.messages = [summary, *tail]
+        text = sectioned.render(merged, self.SECTIONS)
+        summary = sectioned.framed(self.session, id=f"summary-{self.rounds}", tag="summary", frame=self.FRAME,
+                                   body=text)
+        carried = self.carried(summary)
+        self.messages = [*carried, *tail]
         comp = Compaction(before, self.size(), text=text, problems=problems,
                           fields={"budget": budget, "summary_tokens": summary.tokens,
                                   "merged": [m.id for m in span if m.id not in set(answer.left_out)],
                                   "left_out": answer.left_out, "verbatim": [m.id for m in tail]})
-        return fit(self, comp, pinned=1)
+        return fit(self, comp, pinned=len(carried))
+
+    def head(self) -> list[Message]:
+        """The leading messages this strategy put there (the summary): never merged, never dropped."""
+        n = int(bool(self.messages) and self.messages[0].tag == "summary")
+        return self.messages[:n]
+
+    def carried(self, summary: Message) -> list[Message]:
+        """What leads the context after a merge: here the summary alone."""
+        return [summary]
 
     def split(self, messages: list[Message], instruction: Message, budget: int) -> tuple[list[Message], list[Message]]:
         """(the span to merge, the tail kept verbatim): the newest whole turns within `retain` stay

@@ -30,7 +30,7 @@ PROMPTS = Path(__file__).parent / "prompts"
 PROMPT = (PROMPTS / "claude_code.md").read_text(encoding="utf-8").strip()
 FRAME = (PROMPTS / "claude_code_frame.md").read_text(encoding="utf-8").strip()
 SECTIONS = sectioned.headings(PROMPT)
-OWN = ("summary", "file", "todo")          # tags of what this strategy puts in the context
+OWN = ("summary", "file", "todo", "instructions")          # tags of what this strategy puts in the context
 TODO_TOOL = re.compile(r"todo", re.I)
 DONE = {"completed", "complete", "done", "cancelled", "canceled"}
 
@@ -41,7 +41,8 @@ class ClaudeCode(Strategy):
 
     def __init__(self, reserve: int = 20000, buffer: int = 13000, full_window: int = 200000, files: int = 5,
                  file_tokens: int = 5000, files_total: int = 50000, focus: str | None = None,
-                 max_failures: int = 3, floor: int = 32):
+                 max_failures: int = 3, floor: int = 32, instructions: list[str] | None = None,
+                 idle_ttl: float | None = None, idle_lead: float = 0.9, idle_min: float = 0.5):
         for name, value in (("reserve", reserve), ("buffer", buffer), ("full_window", full_window),
                             ("files", files), ("file_tokens", file_tokens), ("files_total", files_total),
                             ("max_failures", max_failures), ("floor", floor)):
@@ -54,6 +55,18 @@ class ClaudeCode(Strategy):
         self.reserve, self.buffer, self.full_window = reserve, buffer, full_window
         self.files, self.file_tokens, self.files_total = files, file_tokens, files_total
         self.focus, self.max_failures, self.floor = (focus or "").strip() or None, max_failures, floor
+        names = ["CLAUDE.md", "AGENTS.md"] if instructions is None else instructions
+        if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+            raise ValueError(f"instructions must be a list of file names, got {instructions!r}")
+        self.instruction_names = {n.strip().lower() for n in names}
+        for name, value in (("idle_ttl", idle_ttl), ("idle_lead", idle_lead), ("idle_min", idle_min)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0):
+                raise ValueError(f"{name} must be a number >= 0 or null, got {value!r}")
+        if not 0 < idle_lead <= 1:
+            raise ValueError(f"idle_lead must be in (0, 1], got {idle_lead!r}")
+        # idle compaction: shortly before the cache (the run's cache profile TTL) would expire
+        self.idle_after = idle_ttl * idle_lead if idle_ttl else None
+        self.idle_min = idle_min
 
     def begin(self, session: Session) -> None:
         super().begin(session)
@@ -61,6 +74,7 @@ class ClaudeCode(Strategy):
         self.reads: OrderedDict[str, str] = OrderedDict()     # path(s) -> latest read result, oldest first
         self.pending: dict[str, str] = {}                      # call id -> path(s) of a read in flight
         self.todos: list[dict] = []
+        self.instructions: OrderedDict[str, str] = OrderedDict()   # instruction file path -> its latest read
 
     def scaled(self, tokens: int) -> int:
         return max(self.floor, int(tokens * min(1.0, self.session.window / self.full_window)))
@@ -81,12 +95,24 @@ class ClaudeCode(Strategy):
                 self.todos = items
         if msg.role == "tool" and msg.call_id in self.pending:
             path = self.pending.pop(msg.call_id)
+            if Path(path).name.lower() in self.instruction_names:
+                self.instructions[path] = msg.text     # re-read after every compaction, outside the file budget
+                return
             self.reads.pop(path, None)
             self.reads[path] = msg.text
 
     def should_compact(self) -> bool:
         size = self.size()
         return size > self.session.limit or (self.failures < self.max_failures and size > self.trigger())
+
+    async def idle(self) -> Compaction | None:
+        """Compact while the session waits and the cache still holds its prefix, so the request after the
+        gap sends the summary, not the whole context uncached; only when the context is worth it."""
+        if self.failures >= self.max_failures or all(m.tag in OWN for m in self.messages):
+            return None
+        if self.size() <= self.idle_min * self.trigger():
+            return None
+        return await self.compact()
 
     async def compact(self) -> Compaction | None:
         before = self.size()
@@ -114,17 +140,26 @@ class ClaudeCode(Strategy):
         comp = Compaction(before, self.size(), text=summary, problems=answer.problems,
                           fields={"budget": budget, "summary_tokens": message.tokens, "summarised": summarised,
                                   "left_out": answer.left_out, "files": list(self.reads),
-                                  "todos": sum(m.tag == "todo" for m in attached), "focus": self.focus})
+                                  "todos": sum(m.tag == "todo" for m in attached), "focus": self.focus,
+                                  "instructions": list(self.instructions)})
         return fit(self, comp, pinned=1)
 
     def instruction_text(self) -> str:
         return PROMPT + "\n\n" + sectioned.block(SECTIONS, self.scaled(self.reserve), focus=self.focus)
 
+    def instruction_files(self) -> list[Message]:
+        """CLAUDE.md-like files the session read, re-injected after each compaction as their last read showed
+        them (Claude Code re-reads them from disk; a replay has only the record)."""
+        return [sectioned.framed(self.session, id=f"instructions-{self.rounds}-{i}", tag="instructions",
+                                 frame=f"[Harness: instructions]\nRe-read after compaction: {path}.", body=text,
+                                 part="file")
+                for i, (path, text) in enumerate(self.instructions.items(), 1)]
+
     def attachments(self) -> list[Message]:
         """The most recently read files (newest first, within the budgets) and the open todo list.
         The files re-attached are all the strategy remembers as read, as the read cache is refilled."""
         each, total = self.scaled(self.file_tokens), self.scaled(self.files_total)
-        tok, out, kept, used = self.session.tok, [], [], 0
+        tok, out, kept, used = self.session.tok, self.instruction_files(), [], 0
         for path, content in reversed(self.reads.items()):
             if len(kept) >= self.files:
                 break
