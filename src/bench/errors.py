@@ -53,5 +53,6 @@ def _interrupt(signum: int, frame: Any) -> None:
 
 
 def _quiet(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    if not isinstance(context.get("exception"), KeyboardInterrupt):
+    # a stop unwinds every task: what it cancelled (a gather of one cell's calls) is not an error either
+    if not isinstance(context.get("exception"), (KeyboardInterrupt, asyncio.CancelledError)):
         loop.default_exception_handler(context)
