@@ -1,11 +1,18 @@
 """`compaction-bench calibrate LABELS.jsonl [--min-kappa K] [--format text|json]`: how often the scorer
-reads what a careful reader would, per metric (bench.scoring.calibrate)."""
+reads what a careful reader would, per metric (bench.scoring.calibrate). With `--judge`, the labels are of
+probe answers and the configured judge model is measured instead (bench.scoring.judge_calibration)."""
 from __future__ import annotations
 
 import json
 
 from bench.cli.parser import Parser
+from bench.models import is_offline
+from bench.runner.config import compose
+from bench.runner.plan import model_config
+from bench.runner.settings import parse
 from bench.scoring.calibrate import Agreement, Calibration, calibrate
+from bench.scoring.judge_calibration import calibrate_judge
+from bench.tokens import tokenizer
 
 LEAST = 10      # a metric with fewer labels says too little to fail on
 
@@ -16,12 +23,22 @@ def main(argv: list[str]) -> int:
                            "item, metric, label, note) with the project's scorer and print, per metric, the "
                            "confusion matrix, Cohen's kappa, precision, recall and every disagreement. Exit 1 when "
                            f"a metric with at least {LEAST} labels has kappa below --min-kappa, 2 on a malformed "
-                           "file (one line per problem).")
+                           "file (one line per problem). With --judge: LABELS holds answers (JSON Lines: id, question, "
+                           "rubric, answer, label met|unmet|cannot_assess, note) and the configured judge model "
+                           "grades each; kappa, confusion matrix and coverage of the judge; exit 1 below --min-kappa.")
     p.add_argument("labels", help="a labels file (JSON Lines); a relative scenario path is read against its folder")
+    p.add_argument("--judge", action="store_true",
+                   help="calibrate the probe judge (judge.model, offline unless -o judge.model=...) on labelled answers")
+    p.add_argument("-o", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="a run override for --judge (judge.model=openai/x, judge.api_base=URL, probes.pass_score=3)")
     p.add_argument("--min-kappa", type=float, default=None, metavar="K",
                    help=f"fail (exit 1) when a metric with at least {LEAST} labels has kappa below K")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     args = p.parse_args(argv)
+    if args.judge:
+        return judge_main(args)
+    if args.overrides:
+        p.error("-o applies to --judge only")
     cal = calibrate(args.labels)
     low = cal.below(args.min_kappa, LEAST) if args.min_kappa is not None else []
     if args.format == "json":
@@ -37,6 +54,50 @@ def main(argv: list[str]) -> int:
                   f"{LEAST} labels reaches it" if not low else "below it: " + ", ".join(
                       f"{a.metric} ({a.kappa:.3f})" for a in low)))
     return 1 if low else 0
+
+
+def judge_main(args) -> int:
+    cfg = compose(args.overrides)
+    s = parse(cfg)
+    mc = model_config(cfg.judge, s.seed)      # the path runs take: same config, same model builder
+    cal = calibrate_judge(args.labels, mc, tokenizer(), s.probes.pass_score)
+    a = cal.agreement
+    low = args.min_kappa is not None and (a.kappa is None or a.kappa < args.min_kappa)
+    if args.format == "json":
+        out = cal.as_dict()
+        out["offline"] = is_offline(mc.model)
+        if args.min_kappa is not None:
+            out["min_kappa"] = args.min_kappa
+            out["below"] = bool(low)
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+    else:
+        print(judge_text(cal, is_offline(mc.model)), end="")
+        if args.min_kappa is not None:
+            print(f"min kappa {args.min_kappa}: " + (f"below it ({num(a.kappa)})" if low else "reached"))
+    return 1 if low else 0
+
+
+def judge_text(cal, offline: bool) -> str:
+    a = cal.agreement
+    lines = [f"{cal.path}: {len(cal.verdicts)} labels, judge {cal.model} (passing at {cal.pass_score:g}/5)"]
+    if offline:
+        lines.append("note: the offline judge is a deterministic stand-in (the share of the rubric's content words "
+                     "the answer contains), not an LLM; name a model with -o judge.model=... to calibrate one")
+    lines += [f"kappa {num(a.kappa)}, precision {num(a.precision)}, recall {num(a.recall)} on {a.n} labels "
+              f"(met/unmet, judge scored)",
+              f"coverage {num(cal.coverage)}: the judge scored {len(cal.verdicts) - len(cal.abstained)} of "
+              f"{len(cal.verdicts)} labels; {len(cal.abstained)} abstention(s)",
+              f"cannot_assess labels: {len(cal.cannot_assess)} (excluded from kappa)",
+              f"treatment: {cal.as_dict()['treatment']}",
+              "                reader met  reader unmet",
+              f"   judge pass  {a.tp:>10}  {a.fp:>12}",
+              f"   judge fail  {a.fn:>10}  {a.tn:>12}"]
+    for v in cal.abstained:
+        lines.append(f"-- abstained {v.label.id} (line {v.label.line}, reader {v.label.label}): {v.why}")
+    for v in cal.disagreements:
+        lines.append(f"-- {v.label.id} (line {v.label.line}): reader {v.label.label}, judge {v.score:g}/5")
+        lines.append(f"   reader's note: {v.label.note}")
+    return "\n".join(lines) + "\n"
 
 
 def num(x: float | None, fmt: str = ".3f") -> str:

@@ -187,6 +187,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     acols = ["scenario", "strategy", "writer", *data.present(summary, ["compactions", *quality, *money])]
     doc.table(Table(acols, S.rows(summary, acols)))
     calibration.section(doc, headline.git_commit(), str(S.section(cfg, "bench").get("commit") or ""))
+    calibration.judge(doc, S.section(cfg, "judge"), S.section(cfg, "probes"), mine_rows)
     return doc
 
 

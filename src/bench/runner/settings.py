@@ -80,6 +80,7 @@ class Probes:
     enabled: bool = True
     grade: str = field(default="auto", metadata={"choices": GRADES})
     pass_score: float = field(default=4.0, metadata={"min": 0, "max": 5})
+    judge_calibration: str | None = None    # `calibrate --judge --format json` output, stated in the report
 
 
 @dataclass(frozen=True)

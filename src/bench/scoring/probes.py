@@ -128,17 +128,28 @@ async def ask(probe: Probe, context: Sequence[Message] | None, agent: Model, jud
     if not uses_judge(probe, grade):
         ok, why = by_rule(answer, probe, user)
         return Outcome(probe, ok, f"{why}; answer: {short}", request=request)
-    prompt = make(tok, id=f"judge-{probe.id}", role="user", tag="probe",
-                  text=JUDGE.format(ask=probe.ask, rubric=probe.rubric, answer=answer))
+    score, why = await judge_answer(judge, tok, probe.id, probe.ask, probe.rubric, answer)
+    if score is None:
+        return Outcome(probe, None, f"{why}; answer: {short}" if why.startswith("failed to run: judge:") else why,
+                       request=request)
+    return Outcome(probe, score >= pass_score, f"judge {score:g}/5; answer: {short}", score, request)
+
+
+async def judge_answer(judge: Model, tok: Tokenizer, pid: str, question: str, rubric: str,
+                       answer: str) -> tuple[float | None, str]:
+    """The judge's 0-5 score of `answer` against `rubric`, or None and why when it gave none (the model
+    failed after its retries, or its reply holds no SCORE): the one path by which runs and
+    `calibrate --judge` ask the judge."""
+    prompt = make(tok, id=f"judge-{pid}", role="user", tag="probe",
+                  text=JUDGE.format(ask=question, rubric=rubric, answer=answer))
     try:
         verdict = await judge.chat([prompt], max_tokens=JUDGE_TOKENS, purpose="judge")
     except ModelError as exc:
-        return Outcome(probe, None, f"failed to run: judge: {exc}; answer: {short}", request=request)
+        return None, f"failed to run: judge: {exc}"
     m = SCORE.search(verdict.text)
     if not m:
-        return Outcome(probe, None, f"failed to run: judge gave no score ({verdict.text[:60]!r})", request=request)
-    score = float(m.group(1))
-    return Outcome(probe, score >= pass_score, f"judge {score:g}/5; answer: {short}", score, request)
+        return None, f"failed to run: judge gave no score ({verdict.text[:60]!r})"
+    return float(m.group(1)), ""
 
 
 async def ask_all(targets: list[tuple[Probe, Sequence[Message] | None]], agent: Model, judge: Model,
