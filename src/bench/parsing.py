@@ -339,3 +339,30 @@ def flatten(data: Any, prefix: str = "") -> dict[str, Any]:
             out.update(flatten(v, f"{prefix}{k}."))
         return out
     return {prefix[:-1]: data}
+
+
+def json_objects(path: str | Path) -> tuple[list[tuple[int, str, dict]], list[str]]:
+    """The JSON objects of a JSON Lines file, each with its line number and `file:line`, and a line per line that is not one
+    (blank lines skipped): a hand-written labels file should report every bad line at once, not the first."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"{path}: cannot read: {exc}") from None
+    rows: list[tuple[int, str, dict]] = []
+    problems: list[str] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            obj = json.loads(raw)
+        except ValueError as exc:
+            problems.append(f"{where}: not JSON: {getattr(exc, 'msg', exc)}")
+            continue
+        if not isinstance(obj, dict):
+            problems.append(f"{where}: not a JSON object")
+            continue
+        rows.append((n, where, obj))
+    return rows, problems
+

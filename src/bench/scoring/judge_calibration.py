@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.errors import BadInput
+from bench.parsing import json_objects
 from bench.models import Model, ModelConfig, build
 from bench.scoring.calibrate import Agreement
 from bench.scoring.probes import judge_answer, offline_judge
@@ -103,23 +104,9 @@ TREATMENT = ("kappa and the confusion matrix count only the lines labelled met/u
 def read_answer_labels(path: str | Path) -> list[AnswerLabel]:
     """The labels of `path`; BadInput with one line per problem when any line is malformed."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read: {exc}")
-    out, problems, seen = [], [], set()
-    for n, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        where = f"{path}:{n}"
-        try:
-            obj = json.loads(raw)
-        except ValueError as exc:
-            problems.append(f"{where}: not JSON ({exc.msg})")
-            continue
-        if not isinstance(obj, dict):
-            problems.append(f"{where}: not a JSON object")
-            continue
+    rows, problems = json_objects(path)
+    out, seen = [], set()
+    for n, where, obj in rows:
         bad = False
         for k in FIELDS:
             if k not in obj:

@@ -10,12 +10,12 @@ travels with the scenarios it points at.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench.errors import BadInput
+from bench.parsing import json_objects
 from bench.scenarios.loader import load
 from bench.scenarios.model import Scenario
 
@@ -52,26 +52,11 @@ def read_labels(path: str | Path) -> list[Label]:
     not a JSON object, a missing, unknown or mistyped key, a scenario that does not load, an `at` that is
     not an assistant event, an item that is not of the metric's kind or not in force at `at`)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read: {exc}") from None
-    problems: list[str] = []
+    rows, problems = json_objects(path)
     out: list[Label] = []
     scenarios: dict[Path, Scenario | list[str]] = {}
     ids: dict[str, int] = {}
-    for n, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        where = f"{path}:{n}"
-        try:
-            row = json.loads(raw)
-        except ValueError as exc:
-            problems.append(f"{where}: not JSON: {exc}")
-            continue
-        if not isinstance(row, dict):
-            problems.append(f"{where}: not a JSON object")
-            continue
+    for n, where, row in rows:
         here = _fields(row, where)
         if here:
             problems.extend(here)
