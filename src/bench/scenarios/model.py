@@ -189,15 +189,18 @@ def calls_text(calls: Iterable[Call]) -> str:
                                 ensure_ascii=False) for c in calls)
 
 
-def _leaves(value: Any) -> Iterable[str]:
+def leaves(value: Any, bools: bool = True) -> Iterable[str]:
+    """A call argument's scalar values in key order, as text (a flag as true/false, or left out with
+    `bools=False`: a flag names no item a call works on)."""
     if isinstance(value, dict):
         for k in sorted(value):
-            yield from _leaves(value[k])
+            yield from leaves(value[k], bools)
     elif isinstance(value, (list, tuple)):
         for v in value:
-            yield from _leaves(v)
+            yield from leaves(v, bools)
     elif isinstance(value, bool):
-        yield "true" if value else "false"
+        if bools:
+            yield "true" if value else "false"
     elif value is not None:
         yield str(value)
 
@@ -205,7 +208,7 @@ def _leaves(value: Any) -> Iterable[str]:
 def norm_call(tool: str, args: dict[str, Any] | None) -> str:
     """A call as the next-action scorer compares it: the tool, then its argument values in key order,
     case- and whitespace-normalised ("gh_pr_merge 5304 squash"). Call ids and argument names do not count."""
-    return " ".join(" ".join([tool, *_leaves(args or {})]).split()).casefold()
+    return " ".join(" ".join([tool, *leaves(args or {})]).split()).casefold()
 
 
 def call_matches(pattern: str, normalised: str) -> bool:

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 from bench.harness.messages import MARKER, Message
 from bench.models.offline import Turn
-from bench.scenarios.model import Call
+from bench.scenarios.model import Call, leaves as scalars
 
 PROMPT = (Path(__file__).resolve().parent / "prompts" / "next.md").read_text(encoding="utf-8").strip()
 OPENING = PROMPT.split("]", 1)[0] + "]"
@@ -92,19 +92,8 @@ def _follow(c: Call, nxt: Call) -> tuple:
 
 def subject(args: dict) -> str:
     """The item a call works on: its most specific argument value (a number, a path, a dotted name)."""
-    leaves = [str(v) for v in _leaves(args) if SUBJECTY.search(str(v)) and len(str(v)) >= 3 and " " not in str(v)]
+    leaves = [v for v in scalars(args, bools=False) if SUBJECTY.search(v) and len(v) >= 3 and " " not in v]
     return max(leaves, key=len) if leaves else ""
-
-
-def _leaves(value: Any):
-    if isinstance(value, dict):
-        for k in sorted(value):
-            yield from _leaves(value[k])
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _leaves(v)
-    elif not isinstance(value, bool) and value is not None:
-        yield value
 
 
 def _swap(value: Any, old: str, new: str) -> Any:
@@ -152,7 +141,7 @@ def _decide(context: list[Message]) -> tuple[str, dict] | None:
         at, item = status
         if not item and not any(i > at for i, _ in calls):
             return None
-        if item and not any(i > at and item in map(str, _leaves(c.args)) for i, c in calls):
+        if item and not any(i > at and item in scalars(c.args, bools=False) for i, c in calls):
             started = _start(calls, item)
             if started is not None:
                 return started
