@@ -13,7 +13,7 @@ import json
 import time
 from operator import attrgetter
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence, TextIO
+from typing import Any, Awaitable, Callable, Sequence, TextIO
 
 from bench.errors import ModelError
 from bench.harness.answers import assess
@@ -185,7 +185,7 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
             quiet = strategy.idle_after
             if quiet is not None and last is not None and event.t - last > quiet:
                 logged.t = last + quiet
-                comp = await _idle(strategy)
+                comp = await _compact(strategy, strategy.idle)
                 if comp is not None:
                     comp.fields["idle"] = True
                     _log_compaction(compactions_fh, cell, strategy, event.id, logged.t, log.count, comp,
@@ -193,7 +193,7 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
             last = event.t
             if event.role == "assistant":
                 logged.t = event.t
-                comp = await _prepare(strategy)
+                comp = await _compact(strategy, strategy.prepare)
                 if comp is not None:
                     _log_compaction(compactions_fh, cell, strategy, event.id, event.t, log.count, comp,
                                     logged.take_calls(), stats)
@@ -214,18 +214,11 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
     return stats
 
 
-async def _idle(strategy: Strategy) -> Compaction | None:
+async def _compact(strategy: Strategy, step: Callable[[], Awaitable[Compaction | None]]) -> Compaction | None:
+    """`step` is the strategy's prepare() or idle(): a writer that keeps failing is a failed compaction,
+    never a failed run."""
     try:
-        return await strategy.idle()
-    except ModelError as exc:
-        size = strategy.size()
-        return Compaction(before=size, after=size, ok=False, error=f"model failed: {exc}")
-
-
-async def _prepare(strategy: Strategy) -> Compaction | None:
-    """A writer that keeps failing is a failed compaction, never a failed run."""
-    try:
-        return await strategy.prepare()
+        return await step()
     except ModelError as exc:
         size = strategy.size()
         return Compaction(before=size, after=size, ok=False, error=f"model failed: {exc}")
