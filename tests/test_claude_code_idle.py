@@ -1,12 +1,24 @@
 """claude_code completed (issue 29 item 4): instruction files re-injected after every compaction, and idle
-compaction before a gap longer than the cache TTL, so the request after the gap sends the summary only."""
+compaction before a gap longer than the cache TTL, so the request after the gap sends the summary only, and reads
+it from the cache when the user is back within the TTL of the compaction."""
 from __future__ import annotations
+
+import asyncio
+import io
+import json
+from dataclasses import replace
+
+from bench.harness.logs import replay_requests
+from bench.harness.replay import ReplayOptions, replay
+from bench.scoring.cache_sim import load_profile
+from bench.scoring.pricing import Rates
+from bench.scoring.usage import Meter
 
 from bench.models.offline import OfflineModel
 from bench.scenarios import loader
 from bench.strategies import sectioned
 from bench.strategies.claude_code import ClaudeCode
-from test_strategy_common import run
+from test_strategy_common import TOK, run
 
 
 def _session(gap: float = 7200.0, turns: int = 30):
@@ -61,3 +73,37 @@ def test_instruction_files_come_back_after_every_compaction():
         assert len(files) == 1 and "Run `make test` before every commit." in files[0].text
         assert "CLAUDE.md" in files[0].text
     assert comps[0]["instructions"] == ["CLAUDE.md"]
+
+
+def _metered(s, strategy, profile):
+    """Per billed request (kind, event, tokens, cached read) and the cell's cost, as the scorer's meter sees them."""
+    rq, cp = io.StringIO(), io.StringIO()
+    strategy.name = "cc"
+    asyncio.run(replay(s, strategy, OfflineModel(players=[sectioned.offline_play]), TOK,
+                       ReplayOptions(window=s.window), rq, cp, "cell"))
+    meter, rows = Meter(profile, RATES), []
+    for r in replay_requests(iter(json.loads(x) for x in rq.getvalue().splitlines()), s, TOK, True):
+        before = meter.cached
+        meter.add(r)
+        rows.append((r.kind, r.record.get("event"), r.tokens, meter.cached - before, [m.tag for m in r.messages]))
+    return rows, meter.columns()
+
+
+RATES = Rates("test", input=3e-6, output=15e-6, cache_read=0.3e-6, cache_write=3.75e-6)
+
+
+def test_the_request_after_the_gap_reads_the_idle_summary_from_the_cache():
+    """The idle compaction's installed context is written to the cache at once (a `warm` request), so the user's
+    return within the TTL reads it; without idle compaction that request finds the whole old prefix expired."""
+    s = _session(gap=400)
+    for name in ("anthropic", "openai"):
+        prof = replace(load_profile(name), min_tokens=64, step=1)
+        idle_rows, idle_cols = _metered(s, ClaudeCode(idle_ttl=300, idle_min=0.3), prof)
+        plain_rows, plain_cols = _metered(s, ClaudeCode(idle_ttl=None), prof)
+        warm = [r for r in idle_rows if r[0] == "warm"]
+        assert len(warm) == 1 and warm[0][4][1] == "summary" and warm[0][3] == 0   # nothing of it cached before
+        back = next(r for r in idle_rows if r[1] == "a15")
+        assert back[4][:2] == ["system", "summary"] and back[3] >= warm[0][2] - 8    # the whole warmed prefix read
+        assert next(r for r in plain_rows if r[1] == "a15")[3] == 0                   # expired: nothing to read
+        assert idle_cols["cost_usd"] < plain_cols["cost_usd"]
+        assert idle_cols["cache_hit_rate"] > plain_cols["cache_hit_rate"]

@@ -24,6 +24,9 @@ from bench.scenarios.model import Scenario
 from bench.harness.strategy import Compaction, Session, Strategy, default_reserve, trigger_limit
 from bench.tokens import Tokenizer
 
+# A cache-warming request (what an idle compaction installed, sent once so the provider caches it) asks for one
+# token: a provider will not answer with none.
+WARM_OUTPUT = 1
 _CONTENT = attrgetter(*(f for f in CONTENT if f != "calls"))
 
 
@@ -190,6 +193,9 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
                     comp.fields["idle"] = True
                     _log_compaction(compactions_fh, cell, strategy, event.id, logged.t, log.count, comp,
                                     logged.take_calls(), stats)
+                    if comp.ok:   # write what it installed to the cache now, so the request after the gap reads it
+                        ctx = seal.own([system, *strategy.context()])
+                        log.write(ctx, kind="warm", tokens=tok.size_of(ctx), t=logged.t, output_tokens=WARM_OUTPUT)
             last = event.t
             if event.role == "assistant":
                 logged.t = event.t

@@ -1,6 +1,7 @@
 """Tokens, simulated cache hits and dollar cost of one cell's billed requests.
 
-Agent requests are priced from the log (the scripted reply is the output);
+Agent requests are priced from the log (the scripted reply is the output), and so is the harness's
+cache-warming request after an idle compaction (kind `warm`: what it installed, one output token);
 compaction calls use the cost a real model reported, else the same rates with
 the simulated cache. Failed writer calls are skipped: nothing is billed or cached.
 Agent requests over the window are priced as if served (so overflowing never looks cheap),
@@ -51,7 +52,7 @@ class Meter:
         self.sim, self.rates, self.profile = CacheSim(profile), rates, profile
         self.prompt = Prompt()                  # the last billed request, kept up to date by what changed
         self.input = self.cached = 0            # all billed requests, for the hit rate
-        self.agent_cached = 0
+        self.agent_cached = self.warm_cached = 0
         self.reported: int | None = None        # the provider's own count of cached writer input, when it says
         self.cost = 0.0
         self.over_tokens, self.over_cost = 0, 0.0   # agent requests over the window: no provider would serve them
@@ -64,10 +65,13 @@ class Meter:
         hit = self.sim.send(float(rec.get("t") or 0.0), self.prompt, r.tokens)
         self.input += r.tokens
         self.cached += hit.read
-        if r.kind == "agent":
-            self.agent_cached += hit.read
+        if r.kind in ("agent", "warm"):
             spent = cost(self.rates, r.tokens, hit.read, hit.write, int(rec.get("output_tokens") or 0))
             self.cost += spent
+            if r.kind == "warm":        # the harness's own cache-warming request after an idle compaction
+                self.warm_cached += hit.read
+                return
+            self.agent_cached += hit.read
             if rec.get("over"):
                 self.over_tokens += r.tokens
                 self.over_cost += spent
@@ -83,6 +87,6 @@ class Meter:
 
     def columns(self) -> dict[str, Any]:
         return {"cached_input_tokens": self.agent_cached, "cost_usd": round(self.cost, 6),
-                "compaction_cached_tokens": self.cached - self.agent_cached, "provider_cached_tokens": self.reported,
+                "compaction_cached_tokens": self.cached - self.agent_cached - self.warm_cached, "provider_cached_tokens": self.reported,
                 "cache_hit_rate": round(self.cached / self.input, 4) if self.input else None,
                 "overflow_input_tokens": self.over_tokens, "overflow_cost_usd": round(self.over_cost, 6)}

@@ -22,7 +22,7 @@ from bench.results.trace import Run, RunCell, labels, shows, status
 from bench.scoring.metrics import METRICS
 
 # The verdicts an item can show: kept, partial or lost; for a lower-is-better metric its own word, or clean.
-KINDS = ("agent", "compaction", "probe")   # what requests.jsonl's `kind` may say; anything else shows as "other"
+KINDS = ("agent", "compaction", "probe", "warm")   # what requests.jsonl's `kind` may say; anything else shows as "other"
 STATUS = ["kept", "partial", "lost", *(m.verdict for m in METRICS if m.verdict), "clean"]
 
 
