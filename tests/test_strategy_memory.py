@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+from bench.harness.model import ModelConfig
 from bench.models.offline import OfflineModel
 from bench.scenarios import loader
 from bench.strategies import sectioned
 from bench.strategies.features import listed
-from bench.strategies.memory import rules
+from bench.strategies.memory import decisions, rules
 from bench.strategies.memory_file import MemoryFile
 from bench.strategies.progress_harness import ProgressHarness
 from test_strategy_common import TOK, assert_paired, long_scenario, run
@@ -68,3 +69,25 @@ def test_feature_list_starts_not_passing_and_turns_passing_when_the_session_says
     listing = next(m for r in requests for m in r if m.tag == "features")
     items = json.loads(listing.parts[1].text)
     assert [(i["feature"], i["passes"]) for i in items] == [("alpha", True), ("beta", False), ("gamma", False)]
+
+
+def test_decisions_with_their_reasons_come_back_word_for_word_whatever_the_writer_does():
+    """progress_harness's decisions are the harness's copy of the user's words: a writer under the realistic stress
+    profile (which paraphrases, drops and blurs) cannot lose them; a reason in the next sentence comes along."""
+    from bench.harness.messages import make
+    msgs = [make(TOK, id="u", role="user", tag="user", text="Keep REST for the public API; we rejected gRPC because "
+                 "proxies cannot do HTTP/2. One decision before you start: use logical replication, not pg_dump. "
+                 "The downtime budget is 30 seconds. Hi there, the build is green.")]
+    assert [s for _, s in decisions(msgs)] == [
+        "Keep REST for the public API; we rejected gRPC because proxies cannot do HTTP/2.",
+        "One decision before you start: use logical replication, not pg_dump. The downtime budget is 30 seconds."]
+    s = _with_rules()
+    stressed = OfflineModel(ModelConfig(model="offline:realistic"), players=[sectioned.offline_play])
+    _, requests, comps = run(s, ProgressHarness(), stressed)
+    assert comps and all(c["ok"] for c in comps)
+    for k in range(1, len(comps) + 1):
+        first = next(r for r in requests if any(m.id == f"summary-{k}" for m in r))
+        kept = [m for m in first if m.tag == "decisions"]
+        assert len(kept) == 1 and "#3: Use cursor pagination, not offset pagination: offsets skip rows." in kept[0].text
+        assert [m.tag for m in first[1:5]] == ["spec", "summary", "decisions", "features"]
+        assert_paired(first)

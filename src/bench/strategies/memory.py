@@ -30,27 +30,64 @@ CUE = re.compile(
     re.I)
 
 
+# A sentence that records a choice between options: a decision word, or "use / keep / store X ..., not Y".
+DECISION = re.compile(
+    r"\b(?:decid\w*|decision|reject\w*|ruled out|cho(?:se|sen)|go(?:ing)? with|settled on|opt(?:ed)? for|instead of|"
+    r"rather than)\b|\b(?:use|keep|store|stick with|stay with|pick)\b[^.;:!?]*?,?\s+not\b", re.I)
+# Words that give a decision its reason in the same sentence; without one, the next sentence of the line is taken.
+STOP = re.compile(r"(?<=[.!?])\s+")
+REASON = re.compile(r"\bbecause\b|\bsince\b|\bdue to\b|\bafter\b|\bso that\b|[:;—]", re.I)
+
+
 def rules(record: list[Message]) -> list[tuple[int, str]]:
     """(record number, sentence) of every rule-like sentence of the user's messages, in order."""
+    return [(n, s) for n, line in _user_lines(record) for s in _sentences(line) if CUE.search(s)]
+
+
+def decisions(record: list[Message], skip: int | None = None) -> list[tuple[int, str]]:
+    """(record number, text) of every decision the user's messages state (but message `skip`), with its reason: the
+    sentence, and the next one of its line when the sentence gives no reason after its choice."""
     out = []
-    for n, m in enumerate(record, 1):
-        if not is_user(m):
+    for n, line in _user_lines(record):
+        if n == skip:
             continue
-        for line in m.text.splitlines():
-            out.extend((n, s.strip()) for s in SENTENCE.split(line) if s.strip() and CUE.search(s))
+        parts = [p for p in STOP.split(line.strip()) if p]   # whole sentences: "Keep X; we rejected Y because ..."
+        for i, s in enumerate(parts):
+            found = list(DECISION.finditer(s))
+            if not found:
+                continue
+            if not REASON.search(s[found[-1].end():]) and i + 1 < len(parts) and not DECISION.search(parts[i + 1]):
+                s = line[line.index(s):line.index(parts[i + 1]) + len(parts[i + 1])]   # as the user wrote them
+            out.append((n, s))
     return out
 
 
+def _user_lines(record: list[Message]):
+    for n, m in enumerate(record, 1):
+        if is_user(m):
+            yield from ((n, line) for line in m.text.splitlines())
+
+
+def _sentences(line: str) -> list[str]:
+    return [s.strip() for s in SENTENCE.split(line) if s.strip()]
+
+
+RULES_FRAME = (f"[Harness: memory]\n{RULES_PATH}, kept by the harness and re-read after every compaction: the user's "
+               "standing rules and what they asked to remember, copied word for word from their own messages (#N: the "
+               "message's number in the session record). A later entry wins over an earlier one it changes.\n\n")
+
+
 def rules_file(session: Session, id: str, budget: int) -> tuple[Message, list[int]]:
-    """(the rules file as a message, the record numbers cut from it). Entries are `#N: sentence`
+    """(the rules file as a message, the record numbers cut from it): `copied_file` of the user's rules."""
+    return copied_file(session, id, budget, rules(session.record), RULES_PATH, RULES_FRAME, "memory", "(no rules yet)")
+
+
+def copied_file(session: Session, id: str, budget: int, entries: list[tuple[int, str]], path: str, frame: str,
+                tag: str, empty: str) -> tuple[Message, list[int]]:
+    """(a file of the user's words as a message, the record numbers cut from it). Entries are `#N: sentence`
     (N: the message's number in the record); over `budget` the middle entries go and a line in
     their place names them and the full file."""
-    entries = rules(session.record)
-    frame = (f"[Harness: memory]\n{RULES_PATH}, kept by the harness and re-read after every compaction: the "
-             "user's standing rules and what they asked to remember, copied word for word from their own "
-             "messages (#N: the message's number in the session record). A later entry wins over an earlier "
-             "one it changes.\n\n")
-    lines = [f"#{n}: {s}" for n, s in entries] or ["(no rules yet)"]
+    lines = [f"#{n}: {s}" for n, s in entries] or [empty]
     tok = session.tok
     cut: list[int] = []
     head, tail = lines, []
@@ -66,12 +103,12 @@ def rules_file(session: Session, id: str, budget: int) -> tuple[Message, list[in
     if cut:
         nums = sorted(set(cut))
         note = (f"[memory cut: {len(cut)} entries from messages #{nums[0]}-#{nums[-1]} are over this file's budget "
-                f"of {budget} tokens; the full file is {RULES_PATH}, and the messages themselves are in the record]")
+                f"of {budget} tokens; the full file is {path}, and the messages themselves are in the record]")
         pieces = [Part("memo", "\n\n".join(head) + "\n\n"), Part("frame", note + ("\n\n" if tail else ""))]
         if tail:
             pieces.append(Part("memo", "\n\n".join(tail)))
     else:
         pieces = [Part("memo", "\n\n".join(lines))]
     parts = (Part("frame", frame), *(p for p in pieces if p.text))
-    msg = session.message(id=id, role="user", text="".join(p.text for p in parts), tag="memory", parts=parts)
+    msg = session.message(id=id, role="user", text="".join(p.text for p in parts), tag=tag, parts=parts)
     return msg, sorted(set(cut))
