@@ -14,7 +14,8 @@ import pytest
 from bench.scenarios import loader
 from bench import units as U
 from bench.cli import main as cli
-from bench.scenarios.importers.truth import cue, descriptive
+from bench.scenarios.importers.truth import cue, derive_truth, descriptive
+from bench.scenarios.validate import check
 from bench.models import build
 from bench.runner.cells import run_cell
 from bench.runner.plan import plan
@@ -191,3 +192,31 @@ def test_every_key_of_every_real_session_means_something(tmp_path):
             assert U.cooccur(events[m.from_].text, m.keys or (m.text,))
     # facts need an anchor and a misused editing tool is no fact (issue 27): fewer, each about the work
     assert totals["constraints"] >= 60 and totals["facts"] >= 20, totals
+
+
+def test_later_tasks_are_workstream_items_and_later_requirements_constraints():
+    """The user's later tasks are the items of one workstream (the task in hand is the position to keep), named as
+    their message writes them; an approval of the agent's proposal is no task; a later requirement is a constraint."""
+    events = [{"id": "u1", "role": "user", "text": "Refactor the billing loader."},
+              {"id": "a1", "role": "assistant", "text": "Refactored the loader."},
+              {"id": "u2", "role": "user", "text": "Now add a retry with exponential backoff to the billing client."},
+              {"id": "a2", "role": "assistant", "text": "Shall I use 3 retries?"},
+              {"id": "u3", "role": "user", "text": "Yes, please go ahead with that."},
+              {"id": "a3", "role": "assistant", "text": "Added the retry."},
+              {"id": "u4", "role": "user", "text": "Please move the PR-4411 fixtures into tests/data. "
+                                                   "You must not touch the public API."},
+              {"id": "a4", "role": "assistant", "text": "Moved the PR-4411 fixtures; PR-4411 is done."},
+              {"id": "u5", "role": "user", "text": "Could you update the changelog for the release?"},
+              {"id": "a5", "role": "assistant", "text": "Working on it."}]
+    truth = derive_truth(events)
+    assert [m["id"] for m in truth["mission"]] == ["m1"]
+    (w,) = truth["workstreams"]
+    assert w["from"] == "u2" and [(i["id"], i["from"], i.get("done")) for i in w["items"]] == [
+        ("exponential backoff", "u2", "u4"),      # the user moved on: done at the next task's message
+        ("PR-4411", "u4", "a4"),                   # the agent said it done
+        ("update the changelog", "u5", None)]      # the task in hand
+    assert all(0 < i["confidence"] < 1 for i in w["items"])
+    assert [(c["from"], c["kind"]) for c in truth["constraints"]] == [("u4", "ban")]
+    s, ck = check({"scenario": 1, "id": "t", "window": 4096, "system": "You are an agent.", "events": events,
+                   "truth": truth})
+    assert s is not None and not ck.problems and not ck.warnings    # the record shows where the tasks stand

@@ -124,10 +124,11 @@ def test_review_lists_every_derived_item_with_its_source_and_confidence(tmp_path
     assert cli(["import", "claude-code", str(CC), "--out", str(out), "--review"]) == 0
     page = (tmp_path / "cc.json.review.md").read_text()
     data = json.loads(out.read_text())
-    items = [x for section in data["truth"].values() for x in section]
+    items = [x for section in data["truth"].values() for w in section for x in w.get("items", [w])]
     assert items and all(0 <= x["confidence"] <= 1 and x["source"].startswith(str(CC)) for x in items)
+    assert data["truth"]["workstreams"][0]["items"][0]["id"] == "exponential backoff"   # the user's later task
     for x in items:
-        line = next(ln for ln in page.splitlines() if ln.startswith(f"- `{x['id']}`"))
+        line = next(ln for ln in page.splitlines() if ln.startswith(f"- `{x['id']}`") or f": `{x['id']}` |" in ln)
         assert x["source"] in line and str(x["confidence"]) in line
     lines = CC.read_text().splitlines()
     m1 = next(x for x in data["truth"]["mission"] if x["id"] == "m1")
@@ -135,6 +136,10 @@ def test_review_lists_every_derived_item_with_its_source_and_confidence(tmp_path
     assert m1["text"].startswith("Migrate the orders, billing and users services")
     assert "TASK.md" in json.loads(lines[int(m1["source"].rsplit(":", 1)[1]) - 2])["message"]["content"][0]["input"]["file_path"]
     assert "after `" in page and "(auto, 158,211 tokens before)" in page
+    # the requirements of TASK.md are the user's too: a constraint from the read's result, with its line
+    (rule,) = [c for c in data["truth"]["constraints"] if c["from"] == m1["from"]]
+    assert rule["quote"] == "Never deploy to prod without my sign-off." and rule["kind"] == "ban"
+    assert rule["source"] == m1["source"] and 0 < rule["confidence"] < 1
 
 
 def test_openhands_condensation_keeps_the_view_with_its_summary_at_the_offset(tmp_path):

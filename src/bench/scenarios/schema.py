@@ -190,6 +190,8 @@ MISSION = Record("mission", (
 ITEM = Record("item", (
     _id("the item's name as the texts write it (a whole token), e.g. `#101`", check="text"),
     Field("done", "str", "the event that finishes it", check="event"),
+    Field("from", "str", "derived items: the event that asks for it", attr="", check="event"),
+    *DERIVED,
 ), Item)
 
 WORKSTREAM = Record("workstream", (

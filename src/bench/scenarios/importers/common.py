@@ -209,7 +209,7 @@ def compactions_from(events: list[dict[str, Any]], boundaries: list[Boundary], n
 def _sources(truth: dict[str, Any], at: dict[str, str | None], origin: str) -> None:
     """Each derived item's place in the source file, so a person can check it there (`import --review`)."""
     for items in truth.values():
-        for item in items:
+        for item in (x for w in items for x in (w.get("items", ()) if "items" in w else [w])):   # a workstream's
             where = at.get(item.get("from", ""))
             item["source"] = (f"{origin}:{where}" if where and where.isdigit() else f"{origin} {where}" if where
                               else f"{origin} (event {item.get('from')})")

@@ -26,16 +26,22 @@ def review(data: dict[str, Any]) -> str:
                   + f"; licence: {licence}" + (" (fill it in before you share the file)" if licence == "unknown" else "")
                   + f"; {prov.get('secrets_redacted', 0)} secret(s) redacted"
                   + (f" ({', '.join(prov['secret_kinds'])})" if prov.get("secret_kinds") else ""), ""]
-    for section, what in (("mission", "Goals and tasks"), ("constraints", "The user's rules"), ("facts", "Facts")):
-        items = sorted(truth.get(section, []), key=lambda x: x.get("confidence", 1.0))
+    tasks = [{**it, "text": f"{w['title']}: item {n} of {len(w['items'])}"
+              + (f", done at `{it['done']}`" if it.get("done") else ", open")}
+             for w in truth.get("workstreams", []) for n, it in enumerate(w["items"], 1)]
+    for section, what in (("mission", "Goal"), ("tasks", "The user's later tasks (workstream items)"),
+                          ("constraints", "The user's rules"), ("facts", "Facts")):
+        items = sorted(tasks if section == "tasks" else truth.get(section, []), key=lambda x: x.get("confidence", 1.0))
         lines.append(f"## {what} ({len(items)})")
         lines.append("")
         for x in items:
             sure = x.get("confidence")
             mark = " **check**" if sure is not None and sure < CHECK else ""
-            said = [_short(x.get("text") or x.get("quote") or ""), f"keys: {', '.join(x['keys'])}" if x.get("keys") else ""]
+            said = [f"`{x['id']}`" if section == "tasks" else "", _short(x.get("text") or x.get("quote") or ""),
+                    f"keys: {', '.join(x['keys'])}" if x.get("keys") else ""]
             kind = f" {x['kind']}" if x.get("kind") else ""
-            lines.append(f"- `{x['id']}`{kind} ({sure if sure is not None else '?'}, {x.get('source', x['from'])}){mark}: "
+            name = f"item from `{x['from']}`" if section == "tasks" else f"`{x['id']}`"
+            lines.append(f"- {name}{kind} ({sure if sure is not None else '?'}, {x.get('source', x['from'])}){mark}: "
                          + " | ".join(p for p in said if p))
         if not items:
             lines.append("- none derived")

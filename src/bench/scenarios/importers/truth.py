@@ -1,9 +1,11 @@
 """The truth an importer derives from a real session (DESIGN §2, §6): what a good memory of it keeps.
 
-- **mission**: what the first substantive user message asks for — the title of the task it quotes
-  (an issue or PR description), else its first sentence that makes a request; keys are content
-  words of that one sentence.
-- **constraints**: the user's own sentences that carry a constraint cue (a ban, a must, a
+- **mission**: what the first substantive user message asks for — the request of a prompt file it points
+  to and the agent read, else the title of the task it quotes (an issue or PR description), else its first
+  sentence that makes a request; keys are content words of that one sentence.
+- **the user's later tasks**: one workstream whose items are the later messages' requests, each done where the
+  agent says so or the user moves on: what a memory must keep is the task in hand, not every task ever asked.
+- **constraints** (also those of the prompt file the user pointed to): the user's own sentences that carry a constraint cue (a ban, a must, a
   preference, an authorization, a reporting rule; `CUES`). The quote is the cue-bearing sentence,
   verbatim; keys are identifiers and content words of the clause holding the cue, never stop or
   filler words. Harness-made text, quoted blocks, code and pasted terminal lines are not the
@@ -286,10 +288,9 @@ PROMPT_FILE = re.compile(r"(?<![\w/.-])@?((?:[\w.-]+/)*[\w.-]+\.(?:md|txt|rst|or
 NUMBERED = re.compile(r"^\s*\d+[\t→]", re.M)    # a read tool's line numbers
 
 
-def prompt_file_mission(ev: dict[str, Any], events: list[dict[str, Any]], in_system) -> dict[str, Any] | None:
-    """The mission of a message that points to a file of instructions the agent then read: the request of that
-    file (its first sentence that asks for something), from the tool result that shows it. The message itself
-    ("Read TASK.md and do what it says. Really think hard about this.") says where the task is, not what it is."""
+def prompt_file(ev: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The tool result that shows a file of instructions the message points to ("Read TASK.md and do what it
+    says", "@prompts/fix.md"), read by the agent before the user spoke again; None when there is none."""
     refs = [m.group(1) for m in PROMPT_FILE.finditer(strip_harness(ev["text"]))]
     if not refs:
         return None
@@ -302,18 +303,111 @@ def prompt_file_mission(ev: dict[str, Any], events: list[dict[str, Any]], in_sys
         if call is None or not e["text"].strip():
             continue
         args = " ".join(str(v) for v in (call.get("args") or {}).values() if isinstance(v, (str, list)))
-        if not any(ref.lstrip("./") in args for ref in refs) or _failure(e["text"], _command(call), None):
-            continue
-        plain = NUMBERED.sub("", e["text"])
-        sentences = [x for x in own_sentences(plain) if not x.lstrip().startswith("#")]
-        request = next((x for x in sentences if REQUEST.search(x)), None)
-        if request is None:
-            return None
-        clause, _ = _clause(request, 0)
-        keys = _fit(e["text"], keys_of(clause, skip=in_system), clause, in_system)
-        if keys:
-            return {"id": "m1", "from": e["id"], "text": request.strip(), "keys": keys, "confidence": 0.75}
+        if any(ref.lstrip("./") in args for ref in refs) and not _failure(e["text"], _command(call), None):
+            return e
     return None
+
+
+def _file_lines(read: dict[str, Any]) -> list[tuple[str, int]]:
+    """(line, its offset in the result) of the file's own text: a read tool's line numbers and the file's headings
+    left out, so a sentence never runs across a numbered line."""
+    out, pos = [], 0
+    for raw in read["text"].splitlines(keepends=True):
+        num = NUMBERED.match(raw)
+        body = raw[num.end():] if num else raw
+        if body.strip() and not body.lstrip().startswith("#"):
+            out.append((body.rstrip("\n"), pos + (num.end() if num else 0)))
+        pos += len(raw)
+    return out
+
+
+def file_mission(read: dict[str, Any], in_system) -> dict[str, Any] | None:
+    """The mission of a message that points to a file of instructions the agent then read: the request of that
+    file (its first sentence that asks for something), from the tool result that shows it. The message itself
+    ("Read TASK.md and do what it says. Really think hard about this.") says where the task is, not what it is."""
+    for line, _ in _file_lines(read):
+        request = next((x for x in own_sentences(line) if REQUEST.search(x)), None)
+        if request is None:
+            continue
+        clause, _ = _clause(request, 0)
+        keys = _fit(read["text"], keys_of(clause, skip=in_system), clause, in_system)
+        if keys:
+            return {"id": "m1", "from": read["id"], "text": request.strip(), "keys": keys, "confidence": 0.75}
+        return None
+    return None
+
+
+def file_constraints(read: dict[str, Any], in_system) -> list[dict[str, Any]]:
+    """The requirements of the prompt file the user pointed to, as constraints from the tool result that shows it
+    (each line read as the user's message would be), ids `k-<result>-<n>`; at most MAX_CONSTRAINTS_PER_MESSAGE x 2.
+    A little less sure than the user's own words: a file holds more boilerplate than a message."""
+    out: list[dict[str, Any]] = []
+    for line, _ in _file_lines(read):
+        for c in constraints_of({"id": read["id"], "text": line}, in_system):
+            if len(out) >= 2 * MAX_CONSTRAINTS_PER_MESSAGE or any(c["quote"] == o["quote"] for o in out):
+                continue
+            out.append({**c, "id": f"k-{read['id']}-{len(out) + 1}", "confidence": round(c["confidence"] - 0.05, 2)})
+    return out
+
+
+# A later message that approves what the agent proposed ("Please go ahead with the update.", "Can you confirm that
+# works?") is no task of its own unless it names something (a flight, a file): it answers the agent's question.
+APPROVAL = re.compile(r"\b(?:go ahead|proceed|confirm|hold on|get back to you|connect me|that works|sounds good)\b", re.I)
+
+
+def tasks_workstream(tasks: list[dict[str, Any]], events: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The user's later tasks as one workstream, in the order given (at most MAX_TASKS, the most recent). An item's
+    name is the task's words as its message writes them (`_item_name`); it is done at the last assistant event
+    before the next task that says it done (`units.latest_claims`, as the scorer reads positions), else at the next
+    task's message (the user moved on), and the last one is open: the position to keep is the task in hand."""
+    kept, seen = [], set()
+    for t in tasks:
+        if APPROVAL.search(t["text"]) and not any(_shape(k, False) >= 1 for k in t["keys"]):
+            continue
+        name = _item_name(t["text"], t["keys"])
+        if name and normalize(name) not in seen:
+            seen.add(normalize(name))
+            kept.append((t, name))
+    kept = kept[-MAX_TASKS:]
+    if not kept:
+        return None
+    pos = {e["id"]: i for i, e in enumerate(events)}
+    items = []
+    for k, (t, name) in enumerate(kept):
+        end = pos[kept[k + 1][0]["from"]] if k + 1 < len(kept) else len(events)
+        item: dict[str, Any] = {"id": name, "from": t["from"], "confidence": t["confidence"]}
+        ids = U.Items([name])
+        for e in events[pos[t["from"]] + 1:end]:
+            if e["role"] == "assistant" and U.latest_claims(U.units(e["text"]), ids).get(name) == "done":
+                item["done"] = e["id"]
+        if "done" not in item and k + 1 < len(kept):
+            item["done"] = kept[k + 1][0]["from"]   # the user moved on: the next task's message ends this one
+        items.append(item)
+    return {"id": "w-tasks", "from": kept[0][0]["from"], "title": "the user's later tasks", "items": items}
+
+
+def _item_name(text: str, keys: list[str]) -> str | None:
+    """A whole-token name of the task the agent's later messages can write: its identifier (a flight, a file) when
+    a key is one; else the shortest run of its sentence from one key to another in at most five words, widened
+    over the names around it ("New York to the West Coast"); else its first key."""
+    low = normalize(text)
+    idents = [k for k in keys if _shape(k, False) >= 2]
+    if idents or not keys:   # the one the sentence names first: what it acts on, before where
+        return min(idents, key=lambda k: low.find(normalize(k)) % (len(low) + 1)) if idents else None
+    spans = sorted((m.start(), m.end()) for k in keys for m in [U.mention(k).search(low)] if m)
+    best = None
+    for i, (a, _) in enumerate(spans):
+        for _, b in spans[i + 1:]:
+            if len(low[a:b].split()) <= 5 and (best is None or b - a < best[1] - best[0]):
+                best = (a, b)
+    if best is None or len(low) != len(text):   # offsets of the user's spelling differ: the key as it is
+        return keys[0]
+    a, b = best
+    while (m := re.search(r"(?:^|\s)([A-Z][\w'’-]*)\s+$", text[:a])):
+        a = m.start(1)
+    while (m := re.match(r"\s+([A-Z][\w'’-]*)", text[b:])):
+        b += m.end()
+    return text[a:b]
 
 
 # ---------------------------------------------------------------- facts: the artifact trail
@@ -642,15 +736,21 @@ def _mentioned(system: str):
 
 
 def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, Any]:
-    """Mission, constraints and facts of an imported session (see the module docstring)."""
+    """Mission, the user's later tasks, constraints and facts of an imported session (see the module docstring)."""
     users = [ev for ev in events if ev["role"] == "user" and substantive(ev["text"])]
     in_system = _mentioned(system)
     truth: dict[str, Any] = {}
-    mission = (prompt_file_mission(users[0], events, in_system) or mission_of(users[0], in_system)) if users else None
-    tasks = [t for ev in users[1:] if (t := mission_of(ev, in_system, f"m-{ev['id']}", later=True))][-MAX_TASKS:]
-    if mission or tasks:
-        truth["mission"] = [x for x in (mission, *tasks) if x]
+    read = prompt_file(users[0], events) if users else None
+    mission = (read and file_mission(read, in_system)) or (mission_of(users[0], in_system) if users else None)
+    if mission:
+        truth["mission"] = [mission]
+    tasks = [t for ev in users[1:] if (t := mission_of(ev, in_system, f"m-{ev['id']}", later=True))]
+    stream = tasks_workstream(tasks, events)
+    if stream:
+        truth["workstreams"] = [stream]
     constraints = [c for ev in users for c in constraints_of(ev, in_system)]
+    if read:   # the requirements of the prompt file the user pointed to are theirs too
+        constraints += file_constraints(read, in_system)
     if constraints:
         truth["constraints"] = constraints
     facts = facts_of(events, system)
