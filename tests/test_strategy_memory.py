@@ -77,7 +77,7 @@ def test_decisions_with_their_reasons_come_back_word_for_word_whatever_the_write
     from bench.harness.messages import make
     msgs = [make(TOK, id="u", role="user", tag="user", text="Keep REST for the public API; we rejected gRPC because "
                  "proxies cannot do HTTP/2. One decision before you start: use logical replication, not pg_dump. "
-                 "The downtime budget is 30 seconds. Hi there, the build is green.")]
+                 "The downtime budget is 30 seconds. Hi there, the build is green. Keep going with the queue, nothing to do.")]
     assert [s for _, s in decisions(msgs)] == [
         "Keep REST for the public API; we rejected gRPC because proxies cannot do HTTP/2.",
         "One decision before you start: use logical replication, not pg_dump. The downtime budget is 30 seconds."]
