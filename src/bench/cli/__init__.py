@@ -43,7 +43,8 @@ COMMANDS = {
     "import": Command("importer", """\
   import FORMAT PATH --out FILE    turn a transcript (or a folder of them) into scenarios, keeping the
                                    harness's own compactions (openai-chat | swe-agent | openhands |
-                                   claude-code | codex | atif)"""),
+                                   claude-code | codex | atif)
+  import --dataset NAME --out DIR  every row of a dataset of trajectories (Hub id or local folder)"""),
     "score": Command("score", """\
   score RUN_DIR                    re-score a run from its logs: fresh summary.csv, checks.csv and report"""),
     "calibrate": Command("calibrate", """\

@@ -6,14 +6,18 @@ from pathlib import Path
 from bench.cli.parser import Parser
 from bench.errors import BadInput
 from bench.scenarios.importers import FORMATS, HF_PREFIX, import_transcripts
-from bench.scenarios.importers.bulk import import_folder
+from bench.scenarios.importers.bulk import import_dataset, import_folder
 from bench.scenarios.importers.review import review
 
 def main(argv: list[str]) -> int:
     p = Parser(prog="compaction-bench import", description="Turn a real transcript into a scenario.")
-    p.add_argument("format", choices=list(FORMATS), help="the transcript format")
-    p.add_argument("path", help=f"the transcript file, a folder of them (every session of every file), or "
-                                f"{HF_PREFIX}OWNER/NAME for a Hugging Face dataset")
+    p.add_argument("format", nargs="?", choices=list(FORMATS), help="the transcript format (with --dataset: every "
+                                                                    "row's; default there: each row's own)")
+    p.add_argument("path", nargs="?", help=f"the transcript file, a folder of them (every session of every file), or "
+                                           f"{HF_PREFIX}OWNER/NAME for a Hugging Face dataset")
+    p.add_argument("--dataset", metavar="NAME_OR_PATH", help="import every row of a dataset of agent trajectories "
+                   "(a Hugging Face id or a local dataset folder, read with 'datasets'), one scenario each, into the "
+                   "--out directory")
     p.add_argument("--out", required=True, help="scenario file (.json or .yaml); a directory with --all")
     pick = p.add_mutually_exclusive_group()
     pick.add_argument("--record", type=int, metavar="N", help="which session of a multi-session file (0-based)")
@@ -31,14 +35,19 @@ def main(argv: list[str]) -> int:
                                                           "derived item with its confidence and source line")
     a = p.parse_args(argv)
     problems: list[str] = []
-    if Path(a.path).is_dir():
-        if a.window is not None and a.window <= 0:
-            raise BadInput(f"--window: must be a positive integer, got {a.window}")
-        bulk = import_folder(a.format, Path(a.path), Path(a.out), min_tokens=a.min_tokens, window=a.window,
-                             user=a.user, licence=a.licence)
+    if a.dataset is not None and (a.path is not None or a.record is not None or a.all or a.id):
+        raise BadInput("--dataset: give the dataset alone (no PATH, --record, --all or --id): every row is imported")
+    if a.dataset is None and a.path is None:
+        raise BadInput("import: give FORMAT and PATH (a file, a folder or hf:OWNER/NAME), or --dataset NAME_OR_PATH")
+    if a.window is not None and a.window <= 0:
+        raise BadInput(f"--window: must be a positive integer, got {a.window}")
+    if a.dataset is not None or Path(a.path).is_dir():
+        kw = dict(min_tokens=a.min_tokens, window=a.window, user=a.user, licence=a.licence)
+        bulk = (import_dataset(a.dataset, Path(a.out), fmt=a.format, split=a.split, **kw) if a.dataset is not None
+                else import_folder(a.format, Path(a.path), Path(a.out), **kw))
         written, renamed, problems = bulk.written, bulk.renamed, bulk.problems
-        print(f"{a.path}: {bulk.files} file(s), {len(written)} session(s) imported"
-              + (f", {bulk.short} shorter than {a.min_tokens} tokens left out" if bulk.short else "")
+        print(f"{a.dataset or a.path}: {bulk.files} {'row' if a.dataset else 'file'}(s), {len(written)} session(s) "
+              "imported" + (f", {bulk.short} shorter than {a.min_tokens} tokens left out" if bulk.short else "")
               + (f", {len(problems)} problem(s) below" if problems else ""))
     else:
         written, renamed = import_transcripts(a.format, a.path, Path(a.out), record=a.record, everything=a.all,

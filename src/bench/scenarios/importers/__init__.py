@@ -89,16 +89,39 @@ def _lone_surrogate(value: Any) -> str | None:
 
 
 def read_hub(name: str, split: str) -> list[Any]:
-    """Rows of a Hugging Face dataset (needs network or a local datasets cache)."""
+    """Rows of a Hugging Face dataset: a Hub id (needs network or a local datasets cache), a folder written by
+    `save_to_disk`, or a folder of data files `load_dataset` reads. `datasets` is imported here, when asked for:
+    it is slow to import and most runs never need it. Arrow gives every record of a column every key any of them
+    has, as null; those keys are dropped again (`pruned`), so a row reads as the record it was."""
     try:
         import datasets
     except ImportError:
-        raise BadInput(f"{HF_PREFIX}{name}: the 'datasets' package is not installed")
+        raise BadInput(f"{name}: the 'datasets' package is not installed")
+    datasets.disable_progress_bars()   # only the CLI prints: its one line per problem, never a bar
+    local = Path(name)
     try:
-        ds = datasets.load_dataset(name, split=split)
+        if local.is_dir() and ((local / "state.json").exists() or (local / "dataset_dict.json").exists()):
+            ds = datasets.load_from_disk(str(local))
+            if isinstance(ds, datasets.DatasetDict):
+                if split not in ds:
+                    raise BadInput(f"{name}: no split '{split}' (it has: {', '.join(ds)}); pick one with --split")
+                ds = ds[split]
+        else:
+            ds = datasets.load_dataset(name, split=split)
+    except BadInput:
+        raise
     except Exception as exc:  # datasets raises many kinds (connection, not found, config): all are bad input here
-        raise BadInput(f"{HF_PREFIX}{name}: cannot load split '{split}': {' '.join(str(exc).split())[:300]}")
-    return [dict(row) for row in ds]
+        raise BadInput(f"{name}: cannot load split '{split}': {' '.join(str(exc).split())[:300]}")
+    return [pruned(dict(row)) for row in ds]
+
+
+def pruned(value: Any) -> Any:
+    """`value` without the null-valued keys of its mappings, at every depth."""
+    if isinstance(value, dict):
+        return {k: pruned(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [pruned(v) for v in value]
+    return value
 
 
 @dataclass
@@ -148,8 +171,12 @@ def read_sessions(fmt: str, path: str, split: str = "train", id: str | None = No
     else:
         raw, digest = read_json(Path(path)), hashlib.sha256(Path(path).read_bytes()).hexdigest()
     stem = slug(id or Path(path.removeprefix(HF_PREFIX)).stem.split(".")[0])
-    reader = import_module(f"{__name__}.{FORMATS[fmt]}")
-    return reader.read(raw, path, stem), digest
+    return reader(fmt).read(raw, path, stem), digest
+
+
+def reader(fmt: str):
+    """The module that reads `fmt` (`read(raw, origin, stem)`), imported when a format is asked for."""
+    return import_module(f"{__name__}.{FORMATS[fmt]}")
 
 
 def build(fmt: str, tr: Transcript, digest: str | None, split: str, **kw: Any) -> tuple[dict[str, Any], list[str]]:
