@@ -208,3 +208,30 @@ def test_unwritable_out_undecodable_text_and_deep_nesting_are_bad_input(tmp_path
     assert cli(["import", "openai-chat", str(src), "--out", str(tmp_path / "x.json")]) == 2
     assert "nested too deeply" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_calls_made_together_are_equivalent_next_actions(tmp_path):
+    """An imported session's next action is graded against its own calls (issue 24's machinery): where the agent
+    made several calls at once, any of them first is as right as the one the log put first."""
+    from bench.scoring.checks import Judge
+    from bench.scoring.continuation import Script
+    from bench.scenarios.model import Call
+    from bench.tokens import tokenizer
+
+    def call(i, path):
+        return {"id": f"t{i}", "type": "function", "function": {"name": "read", "arguments": json.dumps({"path": path})}}
+    msgs = [{"role": "user", "content": "Fix the flaky test in tests/test_api.py."},
+            {"role": "assistant", "content": "Reading both.", "tool_calls": [call(1, "a.py"), call(2, "b.py")]},
+            {"role": "tool", "tool_call_id": "t1", "content": "a"}, {"role": "tool", "tool_call_id": "t2", "content": "b"},
+            {"role": "assistant", "content": "Done."}]
+    src = tmp_path / "s.json"
+    src.write_text(json.dumps(msgs))
+    assert cli(["import", "openai-chat", str(src), "--out", str(tmp_path / "s.out.json")]) == 0
+    s = loader.load(tmp_path / "s.out.json")
+    a1 = s.events[s.index()["a1"]]
+    assert [(e.tool, e.args) for e in a1.equivalent] == [("read", {"path": "b.py"})]
+    script = Script(Judge(s, tokenizer()))
+    pos = s.index()["a1"]
+    assert script.classify(Call("x", "read", {"path": "b.py"}), pos) == "exact"
+    assert script.classify(Call("x", "read", {"path": "a.py"}), pos) == "exact"
+    assert script.classify(Call("x", "read", {"path": "c.py"}), pos) == "other"

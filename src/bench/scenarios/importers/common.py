@@ -142,6 +142,8 @@ def events_from(turns: list[Turn]) -> tuple[list[dict[str, Any]], list[str]]:
                 notes.append(f"{ev['id']}: {len(ev['calls']) - len(kept)} call(s) without a result dropped")
             if kept:
                 ev["calls"] = kept
+                if len(kept) > 1:   # calls the agent made together: any of them is as right a next action first
+                    ev["equivalent"] = [{"tool": c["tool"], "args": c["args"]} for c in kept[1:]]
             else:
                 del ev["calls"]
     _monotonic(events)
