@@ -24,6 +24,9 @@ from bench.harness.logs import replay_requests
 from bench.harness.model import Model, Reply, Usage
 from bench.models.offline import OfflineModel
 from bench.harness.replay import ReplayOptions, replay
+from bench.cli import main as bench_main
+from bench.harness.messages import make
+from bench.scenarios import loader
 from bench.scenarios.model import Call
 from harden import cli
 from bench.strategies.exec import Exec, ExternalError
@@ -411,3 +414,38 @@ def test_the_litellm_writer_path_through_the_endpoint_matches_the_built_in_naive
     assert calls["naive"] and len(calls["naive_py"]) == len(calls["naive"])
     assert loopback.calls == len(calls["naive"]) and all(c["cached"] for c in calls["naive_py"])
     assert [c["input_tokens"] for c in calls["naive_py"]] == [c["input_tokens"] for c in calls["naive"]]
+
+
+AT_RECORDED = """
+ids = [m["id"] for m in msg["add"]]
+points = {rc["after"] for rc in state["begin"]["recorded"]}
+hit = [i for i, x in enumerate(ids) if x in points]
+if hit:   # drop everything up to the harness's point, as a truncating compaction there
+    reply = {"type": "context", "keep": 0, "messages": ids[hit[-1] + 1:] or ids[-1:],
+             "compaction": {"fields": {"at_recorded": ids[hit[-1]]}}}
+    state["kept"] = len(reply["messages"])
+else:
+    reply = {"type": "context", "keep": state["kept"], "messages": ids}
+    state["kept"] += len(ids)
+send(reply)
+"""
+
+
+def test_an_external_strategy_is_told_where_the_harness_compacted_never_what_it_installed(tmp_path):
+    """begin.recorded: the imported session's compaction points, so a program may compact where the harness did
+    (and stand beside `recorded` at the same points); what the harness installed is not in it."""
+    from bench.strategies.exec.protocol import begin
+    from transcripts import ROOT
+    out = tmp_path / "cc.json"
+    assert bench_main(["import", "claude-code", str(ROOT / "tests" / "data" / "claude-code-two-compactions.jsonl"),
+                 "--out", str(out)]) == 0
+    s = loader.load(out)
+    assert len(s.compactions) == 2
+    session = type("S", (), {"scenario": s.id, "user": s.user, "window": s.window, "limit": 1, "reserve_output": 1,
+                             "margin": 1, "tok": TOK, "system": make(TOK, id="system", role="system", tag="system",
+                                                                     text="x"), "recorded": s.compactions})()
+    told = begin(session)["recorded"]
+    assert [x["after"] for x in told] == [rc.after for rc in s.compactions] and told[0]["pre_tokens"] == 158211
+    assert all(set(x) <= {"after", "trigger", "pre_tokens"} for x in told)
+    _, _, comps = agent_requests(Exec(script(tmp_path, AT_RECORDED), calls_writer=False), s)
+    assert [c["at_recorded"] for c in comps] == [rc.after for rc in s.compactions]

@@ -31,7 +31,12 @@ def begin(session: Any, *, per_message: int = PER_MESSAGE, per_request: int = PE
     return {"type": "begin", "version": VERSION, "scenario": s.scenario, "user": s.user, "window": s.window,
             "limit": s.limit, "reserve_output": s.reserve_output, "margin": s.margin,
             "encoding": s.tok.encoding_name, "per_message": per_message, "per_request": per_request,
-            "system": {"id": s.system.id, "text": s.system.text, "tokens": s.system.tokens}}
+            "system": {"id": s.system.id, "text": s.system.text, "tokens": s.system.tokens},
+            # where the source harness compacted (imported sessions), never what it installed: a program may
+            # compact at the same points, for a like-for-like comparison with `recorded`, but not copy its summary
+            "recorded": [{"after": rc.after, "trigger": rc.trigger,
+                          **({"pre_tokens": rc.pre_tokens} if rc.pre_tokens is not None else {})}
+                         for rc in getattr(s, "recorded", ())]}
 
 
 # A recorded message in an `add` (bench.harness.record's keys, in the protocol's order; the optional
