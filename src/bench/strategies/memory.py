@@ -32,10 +32,11 @@ CUE = re.compile(
 
 # A sentence that records a choice between options: a decision word, or "use / keep / store X ..., not Y".
 DECISION = re.compile(
-    r"\b(?:decid\w*|decision|reject\w*|ruled out|cho(?:se|sen)|(?:let['’]s|we['’]ll|we will|we['’]re|i['’]ll|i will|i['’]m) go(?:ing)? with|settled on|opt(?:ed)? for|instead of|"
-    r"rather than)\b|\b(?:use|keep|store|stick with|stay with|pick)\b[^.;:!?]*?,?\s+not\b", re.I)
+    r"\b(?:decid\w*|decision|reject\w*|ruled out|cho(?:se|sen)|settled on|opt(?:ed)? for|instead of|rather than|"
+    r"(?:let['’]s|we['’]ll|we will|we['’]re|i['’]ll|i will|i['’]m) go(?:ing)? with)\b|"
+    r"\b(?:use|keep|store|stick with|stay with|pick)\b[^.;:!?]*?,?\s+not\b", re.I)
+STOP = re.compile(r"(?<=[.!?])\s+")   # whole sentences: a decision and its reason are often joined by ';'
 # Words that give a decision its reason in the same sentence; without one, the next sentence of the line is taken.
-STOP = re.compile(r"(?<=[.!?])\s+")
 REASON = re.compile(r"\bbecause\b|\bsince\b|\bdue to\b|\bafter\b|\bso that\b|[:;—]", re.I)
 
 

@@ -5,8 +5,8 @@
   sentence that makes a request; keys are content words of that one sentence.
 - **the user's later tasks**: one workstream whose items are the later messages' requests, each done where the
   agent says so or the user moves on: what a memory must keep is the task in hand, not every task ever asked.
-- **constraints** (also those of the prompt file the user pointed to): the user's own sentences that carry a constraint cue (a ban, a must, a
-  preference, an authorization, a reporting rule; `CUES`). The quote is the cue-bearing sentence,
+- **constraints** (also those of the prompt file the user pointed to): the user's own sentences that carry
+  a constraint cue (a ban, a must, a preference, an authorization, a reporting rule; `CUES`). The quote is the cue-bearing sentence,
   verbatim; keys are identifiers and content words of the clause holding the cue, never stop or
   filler words. Harness-made text, quoted blocks, code and pasted terminal lines are not the
   user's sentences (bench/text.py).
@@ -308,16 +308,15 @@ def prompt_file(ev: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, A
     return None
 
 
-def _file_lines(read: dict[str, Any]) -> list[tuple[str, int]]:
-    """(line, its offset in the result) of the file's own text: a read tool's line numbers and the file's headings
-    left out, so a sentence never runs across a numbered line."""
-    out, pos = [], 0
-    for raw in read["text"].splitlines(keepends=True):
+def _file_lines(read: dict[str, Any]) -> list[str]:
+    """The lines of the file's own text: a read tool's line numbers and the file's headings left out, so a
+    sentence never runs across a numbered line."""
+    out = []
+    for raw in read["text"].splitlines():
         num = NUMBERED.match(raw)
         body = raw[num.end():] if num else raw
         if body.strip() and not body.lstrip().startswith("#"):
-            out.append((body.rstrip("\n"), pos + (num.end() if num else 0)))
-        pos += len(raw)
+            out.append(body)
     return out
 
 
@@ -325,7 +324,7 @@ def file_mission(read: dict[str, Any], in_system) -> dict[str, Any] | None:
     """The mission of a message that points to a file of instructions the agent then read: the request of that
     file (its first sentence that asks for something), from the tool result that shows it. The message itself
     ("Read TASK.md and do what it says. Really think hard about this.") says where the task is, not what it is."""
-    for line, _ in _file_lines(read):
+    for line in _file_lines(read):
         request = next((x for x in own_sentences(line) if REQUEST.search(x)), None)
         if request is None:
             continue
@@ -342,7 +341,7 @@ def file_constraints(read: dict[str, Any], in_system) -> list[dict[str, Any]]:
     (each line read as the user's message would be), ids `k-<result>-<n>`; at most MAX_CONSTRAINTS_PER_MESSAGE x 2.
     A little less sure than the user's own words: a file holds more boilerplate than a message."""
     out: list[dict[str, Any]] = []
-    for line, _ in _file_lines(read):
+    for line in _file_lines(read):
         for c in constraints_of({"id": read["id"], "text": line}, in_system):
             if len(out) >= 2 * MAX_CONSTRAINTS_PER_MESSAGE or any(c["quote"] == o["quote"] for o in out):
                 continue
