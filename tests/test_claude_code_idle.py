@@ -98,7 +98,7 @@ def test_the_request_after_the_gap_reads_the_idle_summary_from_the_cache():
     s = _session(gap=400)
     for name in ("anthropic", "openai"):
         prof = replace(load_profile(name), min_tokens=64, step=1)
-        idle_rows, idle_cols = _metered(s, ClaudeCode(idle_ttl=300, idle_min=0.3), prof)
+        idle_rows, idle_cols = _metered(s, ClaudeCode(idle_ttl=300, idle_min=0.3, warm_min=64), prof)
         plain_rows, plain_cols = _metered(s, ClaudeCode(idle_ttl=None), prof)
         warm = [r for r in idle_rows if r[0] == "warm"]
         assert len(warm) == 1 and warm[0][4][1] == "summary" and warm[0][3] == 0   # nothing of it cached before
@@ -107,3 +107,11 @@ def test_the_request_after_the_gap_reads_the_idle_summary_from_the_cache():
         assert next(r for r in plain_rows if r[1] == "a15")[3] == 0                   # expired: nothing to read
         assert idle_cols["cost_usd"] < plain_cols["cost_usd"]
         assert idle_cols["cache_hit_rate"] > plain_cols["cache_hit_rate"]
+
+
+def test_no_warm_request_for_a_prefix_the_cache_would_not_keep():
+    prof = replace(load_profile("openai"), min_tokens=64, step=1)
+    rows, _ = _metered(_session(gap=400), ClaudeCode(idle_ttl=300, idle_min=0.3, warm_min=5000), prof)
+    assert not any(r[0] == "warm" for r in rows)
+    rows, _ = _metered(_session(gap=400), ClaudeCode(idle_ttl=300, idle_min=0.3), prof)   # warm_min null: never
+    assert not any(r[0] == "warm" for r in rows)

@@ -193,9 +193,10 @@ async def replay(scenario: Scenario, strategy: Strategy, writer: Model, tok: Tok
                     comp.fields["idle"] = True
                     _log_compaction(compactions_fh, cell, strategy, event.id, logged.t, log.count, comp,
                                     logged.take_calls(), stats)
-                    if comp.ok:   # write what it installed to the cache now, so the request after the gap reads it
+                    if comp.ok and strategy.warm_min is not None:   # cache what it installed for the return
                         ctx = seal.own([system, *strategy.context()])
-                        log.write(ctx, kind="warm", tokens=tok.size_of(ctx), t=logged.t, output_tokens=WARM_OUTPUT)
+                        if (size := tok.size_of(ctx)) >= strategy.warm_min:
+                            log.write(ctx, kind="warm", tokens=size, t=logged.t, output_tokens=WARM_OUTPUT)
             last = event.t
             if event.role == "assistant":
                 logged.t = event.t

@@ -90,6 +90,10 @@ class Strategy:
     # compaction, before the prompt cache expires): when the next event comes later than that, the harness
     # calls `idle()` at that moment, before the event is recorded. None: never.
     idle_after: float | None = None
+    # After an idle compaction the harness sends what it installed once (a `warm` request), so the provider caches
+    # that prefix for the user's return, when it is at least this many tokens (the cache's minimum: a shorter
+    # prefix is never cached, and the request would be paid for nothing). None: never.
+    warm_min: int | None = None
 
     def begin(self, session: Session) -> None:
         self.session = session

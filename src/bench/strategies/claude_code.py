@@ -42,7 +42,8 @@ class ClaudeCode(Strategy):
     def __init__(self, reserve: int = 20000, buffer: int = 13000, full_window: int = 200000, files: int = 5,
                  file_tokens: int = 5000, files_total: int = 50000, focus: str | None = None,
                  max_failures: int = 3, floor: int = 32, instructions: list[str] | None = None,
-                 idle_ttl: float | None = None, idle_lead: float = 0.9, idle_min: float = 0.5):
+                 idle_ttl: float | None = None, idle_lead: float = 0.9, idle_min: float = 0.5,
+                 warm_min: int | None = None):
         for name, value in (("reserve", reserve), ("buffer", buffer), ("full_window", full_window),
                             ("files", files), ("file_tokens", file_tokens), ("files_total", files_total),
                             ("max_failures", max_failures), ("floor", floor)):
@@ -67,6 +68,9 @@ class ClaudeCode(Strategy):
         # idle compaction: shortly before the cache (the run's cache profile TTL) would expire
         self.idle_after = idle_ttl * idle_lead if idle_ttl else None
         self.idle_min = idle_min
+        if warm_min is not None and (isinstance(warm_min, bool) or not isinstance(warm_min, int) or warm_min < 0):
+            raise ValueError(f"warm_min must be a whole number >= 0 or null, got {warm_min!r}")
+        self.warm_min = warm_min if self.idle_after else None   # the cache's minimum: warm only what it would keep
 
     def begin(self, session: Session) -> None:
         super().begin(session)
