@@ -8,6 +8,7 @@ results without calls).
 """
 from __future__ import annotations
 
+import copy
 import json
 import re
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import Any, Callable
 
 from bench.errors import BadInput
 from bench.scenarios.loader import check
-from bench.scenarios.model import Call, Scenario, calls_text
+from bench.scenarios.model import Call, Scenario, calls_text, norm_call
 from bench.scenarios.schema import MAX_WINDOW
 from bench.tokens import PER_MESSAGE, tokenizer
 from bench.text import first_sentence, harness_made, substantive  # noqa: F401  (importers and tests use them from here)
@@ -142,8 +143,10 @@ def events_from(turns: list[Turn]) -> tuple[list[dict[str, Any]], list[str]]:
                 notes.append(f"{ev['id']}: {len(ev['calls']) - len(kept)} call(s) without a result dropped")
             if kept:
                 ev["calls"] = kept
-                if len(kept) > 1:   # calls the agent made together: any of them is as right a next action first
-                    ev["equivalent"] = [{"tool": c["tool"], "args": c["args"]} for c in kept[1:]]
+                alts = {norm_call(c["tool"], c["args"]): c for c in kept[1:]}
+                alts.pop(norm_call(kept[0]["tool"], kept[0]["args"]), None)
+                if alts:   # calls the agent made together: any of them is as right a next action first
+                    ev["equivalent"] = [{"tool": c["tool"], "args": copy.deepcopy(c["args"])} for c in alts.values()]
             else:
                 del ev["calls"]
     _monotonic(events)
