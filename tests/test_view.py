@@ -155,6 +155,8 @@ def test_a_run_without_the_scorers_trail_says_so(run, tmp_path):
     cell = data[next(c["id"] for c in index if c["name"] == NAIVE)]
     assert cell["scored"] is False and cell["marks"] == {} and all(r[6] is None for r in cell["requests"])
     assert cell["compactions"] and "compaction-bench score RUN_DIR" in (old / "view.html").read_text()
+    assert cli(["score", str(old)]) == 0                     # re-scoring writes the trail the run wrote
+    assert (old / "verdicts.jsonl").read_bytes() == (run / "verdicts.jsonl").read_bytes()
 
 
 needs_chromium = pytest.mark.skipif(chromium() is None, reason="Chromium is not installed (apt-get install chromium; "
