@@ -2,9 +2,16 @@
 answering OpenAI chat completions with the offline model; queue faults with `loopback.fail(kind, n)`."""
 from __future__ import annotations
 
+import matplotlib
 import pytest
 
 from bench.testing import LoopbackServer
+
+# Every run a test makes writes a report, whose figures are drawn in a process forked from this one
+# (bench.report.figures.Painter): with pyplot imported once per pytest worker, none of those forks
+# imports it again (about 2 s of CPU each).
+matplotlib.use("Agg")
+import matplotlib.pyplot  # noqa: E402,F401
 
 
 @pytest.fixture

@@ -52,6 +52,15 @@ def tamper(run, tokens: bool = False):
             r["tokens"] = PAYLOADS[2]
         r["event"] = HOSTILE if "event" in r else r.get("event")
     (run / "requests.jsonl").write_text("".join(json.dumps(r) + "\n" for r in reqs), encoding="utf-8")
+    trail = [json.loads(ln) for ln in (run / "verdicts.jsonl").read_text(encoding="utf-8").splitlines()]
+    for t in trail:            # the scorer's trail: script in its details, item keys and marks
+        for v in (t.get("set") or {}).values():
+            v[1] = HOSTILE
+        if "set" in t:
+            t["set"][f"goal:{PAYLOADS[0]}"] = [0, HOSTILE]
+        if "marks" in t:
+            t["marks"] = {k: [*v, f"fact:{PAYLOADS[2]}"] for k, v in t["marks"].items()}
+    (run / "verdicts.jsonl").write_text("".join(json.dumps(t) + "\n" for t in trail), encoding="utf-8")
     cfg = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
     for role in ("agent", "judge"):
         cfg[role]["model"] = HOSTILE
@@ -97,14 +106,16 @@ def test_report_html_escapes_every_value(tampered):
 
 
 def test_view_html_carries_values_only_as_data(tampered):
-    """Outside the page's own script, no tag from the folder; the logs' counts are numbers in the cell data."""
+    """Outside the page's own script, no tag from the folder; each data file beside the page is one call of
+    an id and a JSON literal with no "<" (`blobs` checks that); the logs' counts are numbers in the data."""
     from test_view import blobs
 
     run = tampered[0]
     page = (run / "view.html").read_text(encoding="utf-8")
     own = page.split("<script>\n\"use strict\";")[0]
-    assert "<img" not in own and "<svg" not in own and own.count("<script") == own.count("application/gzip")
-    index, data = blobs(page)
+    assert "<img" not in own and "<svg" not in own and "<script" not in own
+    index, data = blobs(run / "view.html")
+    assert index and all(c["id"] in data for c in index)
     for c in index:
         cell = data[c["id"]]
         assert all(isinstance(r[0], int) and isinstance(r[2], int) and r[1] in ("agent", "compaction", "probe", "other")
@@ -112,6 +123,7 @@ def test_view_html_carries_values_only_as_data(tampered):
         for comp in cell["compactions"]:
             assert all(isinstance(comp[k], (int, float)) for k in ("n", "request", "before", "after", "repairs",
                                                                     "calls", "latency_s"))
+    assert any(PAYLOADS[1] in json.dumps(d, ensure_ascii=False) for d in data.values())   # the payloads are there, as data
 
 
 needs_chromium = pytest.mark.skipif(chromium() is None, reason="Chromium is not installed (apt-get install chromium)")
@@ -119,15 +131,16 @@ needs_chromium = pytest.mark.skipif(chromium() is None, reason="Chromium is not 
 
 @needs_chromium
 def test_no_script_runs_in_chromium(tampered, tmp_path):
-    """Opened at the cell that compacted, at its first compaction (timeline, compactions, context and
-    items all drawn), and report.html: the payloads show as text, none runs."""
+    """The landing grid, the cell that compacted (timeline, compactions, context and items all drawn) and
+    its first compaction's diff, and report.html: the payloads show as text, none runs."""
     run = tampered[0]
     cell = f"{NAME}/naive/offline/4500/0"
-    view = dump_dom(f"{(run / 'view.html').as_uri()}#cell={cell}", tmp_path / "profile")
-    body = re.search(r"<body[^>]*>", view).group(0)
-    assert 'data-ready="1"' in body and "data-errors" not in body, body
-    assert "pwned" not in body, body
-    assert "onerror" in view and "&lt;img" in view                     # shown, as text
+    for link in ("", f"#cell={cell}", f"#cell={cell}&compaction=0"):   # the grid, a cell, a compaction's diff
+        view = dump_dom(f"{(run / 'view.html').as_uri()}{link}", tmp_path / "profile")
+        body = re.search(r"<body[^>]*>", view).group(0)
+        assert 'data-ready="1"' in body and "data-errors" not in body, body
+        assert "pwned" not in body, body
+    assert "onerror" in view and "&lt;img" in view and 'class="lost-item"' in view      # shown, as text
     report = dump_dom((run / "report.html").as_uri(), tmp_path / "profile")
     assert "pwned" not in re.search(r"<body[^>]*>", report).group(0)
     assert "&lt;img" in report

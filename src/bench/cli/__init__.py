@@ -56,8 +56,9 @@ COMMANDS = {
   report RUN_DIR                   re-render report.md / report.html of a run"""),
     "view": Command("view", """\
   view RUN_DIR [--cell ID] [--open]
-                                   write RUN_DIR/view.html: every cell's requests, compactions and
-                                   contexts with each truth item marked kept / lost / stale / leaked"""),
+                                   write RUN_DIR/view.html (+ view/): a grid of every cell's scores;
+                                   per cell its contexts, each compaction's diff and each truth item
+                                   marked kept / lost / stale / leaked; --cell: view-<ID>.html"""),
     "compare": Command("compare", """\
   compare BASE_DIR [NEW_DIR] [--writers A,B] [--gate FILE] [--max-drop X] [--threshold [TAG:]METRIC=X]
           [--noise-aware] [--all-cells] [--format text|json|junit|markdown] [--output FILE]

@@ -25,6 +25,10 @@ from bench.tokens import Tokenizer
 
 # A cell is named by these, joined with "/", in every log line's `cell`; every result row is keyed by them.
 KEY_COLUMNS = ["scenario", "strategy", "writer", "window", "seed"]
+# A run's per-cell logs, each line naming its cell: what a cell appends, a resume prunes and merge joins.
+# verdicts.jsonl is the scorer's trail (bench.scoring.trail), written here for the readers that show it.
+VERDICTS = "verdicts.jsonl"
+CELL_LOGS = ("requests.jsonl", "compactions.jsonl", VERDICTS)
 
 
 def is_verbatim(m: Message, verbatim: dict[str, str]) -> bool:

@@ -46,6 +46,7 @@ from bench.strategies.exec import Exec
 from bench.strategies.full import Full
 from bench.strategies.truncate import Truncate
 from bench.models.offline import OfflineModel
+from bench.harness.model import ModelConfig
 from bench.scoring import Scoring, score_cell
 from bench.scoring.memo import Memo
 
@@ -157,7 +158,7 @@ def score_seconds(s: Scenario, logs: Path, tok: Tokenizer, oracle: bool) -> tupl
     from types import SimpleNamespace
 
     cell = SimpleNamespace(scenario=s, key=(s.id, "perf", "offline", str(s.window), "0"), markers=True, window=s.window,
-                           scoring=Scoring(probes=False))
+                           scoring=Scoring(probes=False), agent=ModelConfig())   # the offline agent grades next actions
     started = time.perf_counter()
     _, rows = asyncio.run(score_cell(cell, logs, tok, oracle=oracle, memo=Memo()))
     return time.perf_counter() - started, len(rows)

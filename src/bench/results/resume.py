@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+from bench.harness.logs import CELL_LOGS
 from bench.results.store import KEY_COLUMNS, NUMERIC, append_csv, cell_key, cell_of, lines, records
 
 
@@ -81,7 +82,7 @@ def prune_unfinished(out: Path) -> int:
     lines dropped."""
     done = {"/".join(k) for k in done_cells(out)}
     dropped = 0
-    for name in ("requests.jsonl", "compactions.jsonl"):
+    for name in CELL_LOGS:
         path = out / name
         if not path.exists():
             continue
@@ -111,7 +112,7 @@ def damaged_cells(out: Path, done: set[tuple[str, ...]]) -> dict[str, str]:
     A damaged line whose cell name is itself cut or garbled reruns every cell it could belong to."""
     names = {"/".join(k): k for k in done}
     found: dict[str, str] = {}
-    for name in ("requests.jsonl", "compactions.jsonl"):
+    for name in CELL_LOGS:
         path = out / name
         if not path.exists():
             continue

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from bench.errors import BadInput
-from bench.harness.logs import KEY_COLUMNS
+from bench.harness.logs import CELL_LOGS, KEY_COLUMNS
 from bench.parsing import flatten
 from bench.results.repeats import write_spread
 from bench.results.store import (SUMMARY_COLUMNS, append_csv, cell_key, cell_of, dump_yaml, failed_cells, lines,
                                  read_config, read_csv, records, summary_problems)
 
 PLAN = "shard.json"
-LOGS = ("requests.jsonl", "compactions.jsonl", "errors.jsonl")
+LOGS = (*CELL_LOGS, "errors.jsonl")
 
 
 def select(cells: Sequence[Any], spec: tuple[int, int]) -> list[Any]:

@@ -1,7 +1,8 @@
 """The scorer's findings on a finished run, request by request, for the readers that show them (the
-report's "what was lost", the viewer). Nothing here scores: every verdict comes from `judged` (the same
-schedule and rules as `score_cell`) and every per-message mark from `Judge.hits` (the same findings
-the scorer merges), so what a reader shows cannot drift from what was scored.
+report's "what was lost"). Nothing here scores: every verdict comes from `judged` (the same schedule and
+rules as `score_cell`) and every per-message finding from `Judge.hits` (the same findings the scorer
+merges), so what a reader shows cannot drift from what was scored. The viewer reads the scorer's own
+trail instead (verdicts.jsonl, `bench.scoring.trail`) and needs only `verdict` and `labels` from here.
 
 A run's cells are rebuilt from its own files: config.yaml names the scenarios, the markers and the
 encoding; summary.csv the cells; requests.jsonl their requests.
@@ -159,29 +160,16 @@ class Run:
 
 
 def status(c: Check) -> str:
-    """A check's verdict in a reader's words: kept, partial (a constraint's keys without its quote),
+    """A check's verdict in a reader's words (`verdict`)."""
+    return verdict(c.metric, c.score)
+
+
+def verdict(metric: str, score: float) -> str:
+    """A score's verdict in a reader's words: kept, partial (a constraint's keys without its quote),
     lost; for the metrics where more is worse: leaked, stale, revived, or clean."""
-    if c.metric in WORSE:
-        if c.score <= 0:
-            return "clean"
-        return BY_NAME[c.metric].verdict
-    return "kept" if c.score >= 1 else "partial" if c.score > 0 else "lost"
-
-
-def shows(judge: Judge, m: Message) -> list[str]:
-    """The truth items a message shows, as "metric:item" (the findings the scorer merges per request)."""
-    h = judge.hits(m)
-    if h.empty:
-        return []
-    out = [f"goal:{x}" for x in sorted(h.missions)]
-    out += [f"constraint:{x}" for x in sorted(h.constraints)]
-    out += [f"stale_constraint:{x}" for x in sorted(h.quoted | h.held)]
-    out += [f"leakage:{x}" for x in sorted(h.leaks)]
-    out += [f"fact:{x}" for x in sorted(h.facts)]
-    out += [f"decision:{x}" for x in sorted(h.decisions)]
-    out += [f"rejected_back:{x}" for x in sorted(h.revived)]
-    out += [f"user_words:{x}" for x in sorted(h.words)]
-    return out
+    if metric in WORSE:
+        return "clean" if score <= 0 else BY_NAME[metric].verdict
+    return "kept" if score >= 1 else "partial" if score > 0 else "lost"
 
 
 def leak_sentence(judge: Judge, messages: list[Message], injection: str) -> str:
@@ -202,7 +190,8 @@ def leak_sentence(judge: Judge, messages: list[Message], injection: str) -> str:
 
 
 def labels(scenario: Scenario) -> dict[str, str]:
-    """What each truth item says, keyed "metric:item" like `shows` (a reader's label, not a key set)."""
+    """What each truth item says, keyed "metric:item" like the scorer's marks (`scoring.trail.keys`): a
+    reader's label, not a key set."""
     t = scenario.truth
     out: dict[str, str] = {}
     for m in t.mission:
@@ -226,4 +215,4 @@ def labels(scenario: Scenario) -> dict[str, str]:
     return out
 
 
-__all__ = ["Run", "RunCell", "cells", "status", "shows", "leak_sentence", "labels"]
+__all__ = ["Run", "RunCell", "cells", "status", "verdict", "leak_sentence", "labels"]

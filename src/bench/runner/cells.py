@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench.errors import BadInput
-from bench.harness.logs import read_jsonl
+from bench.harness.logs import CELL_LOGS, read_jsonl
 from bench.harness.model import Model, ModelConfig, is_offline
 from bench.harness.replay import ReplayOptions, replay
 from bench.models import build as build_model
@@ -108,7 +108,9 @@ def _forget_rejected(path: Path, answered: list) -> tuple[int, int]:
 def store_cell(out: Path, cell: Cell, row: dict[str, Any], checks: list[dict[str, Any]]) -> None:
     """Append a computed cell's logs, checks and summary row to the run's files (the parent process only)."""
     scratch = out / ".cells" / cell.slug
-    for name in ("requests.jsonl", "compactions.jsonl"):
+    for name in CELL_LOGS:
+        if not (scratch / name).exists():     # verdicts.jsonl: none when the cell was never scored
+            continue
         with (out / name).open("a", encoding="utf-8") as dst, (scratch / name).open(encoding="utf-8") as src:
             shutil.copyfileobj(src, dst)
     if checks:

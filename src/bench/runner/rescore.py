@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from bench.errors import BadInput
+from bench.harness.logs import VERDICTS
 from bench.report import write_report
 from bench.results.repeats import write_spread
 from bench.results.resume import summary_rows
@@ -29,7 +30,6 @@ from bench.scoring import CHECK_COLUMNS, score_cell
 from bench.scoring.memo import Memo
 from bench.tokens import tokenizer
 
-LOGS = ("requests.jsonl", "compactions.jsonl")
 
 
 @dataclass
@@ -45,12 +45,13 @@ def rescore(run_dir: Path, progress: Callable[[int, int, str], None] | None = No
     if not old:
         raise BadInput(f"{run_dir}: no finished cell in summary.csv (is it a results folder?)")
     cells = _cells(run_dir, old)
-    logs = {name: _by_cell(run_dir / name) for name in LOGS}
+    logs = {name: _by_cell(run_dir / name) for name in ("requests.jsonl", "compactions.jsonl")}   # the replay's
     scratch = run_dir / ".rescore"
     shutil.rmtree(scratch, ignore_errors=True)
     result = Rescored(run_dir)
     checks: list[dict[str, Any]] = []
     requests: list[str] = []
+    verdicts: list[str] = []
     try:
         jobs = []
         for row in old:
@@ -68,11 +69,13 @@ def rescore(run_dir: Path, progress: Callable[[int, int, str], None] | None = No
             result.rows.append({**row, **scores})
             checks += rows
             requests += (folder / "requests.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+            verdicts += (folder / VERDICTS).read_text(encoding="utf-8").splitlines(keepends=True)
             if progress is not None:
                 progress(n, len(old), cell.name)
         _replace(run_dir / "summary.csv", lambda p: append_csv(p, SUMMARY_COLUMNS, result.rows))
         _replace(run_dir / "checks.csv", lambda p: append_csv(p, CHECK_COLUMNS, checks))
         _replace(run_dir / "requests.jsonl", lambda p: p.write_text("".join(requests), encoding="utf-8"))
+        _replace(run_dir / VERDICTS, lambda p: p.write_text("".join(verdicts), encoding="utf-8"))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     write_spread(run_dir)

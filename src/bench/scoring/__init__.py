@@ -30,6 +30,7 @@ from bench.scoring.metrics import FAMILIES
 from bench.scoring.pricing import rates
 from bench.models import build as build_model
 from bench.scoring.probes import Outcome, ask_all, offline_judge
+from bench.scoring.trail import VERDICTS, Trail
 from bench.scoring import oracle as O
 
 CHECK_COLUMNS = [*KEY_COLUMNS, "check_point", "point", "request", "event", "metric", "item", "kind", "score",
@@ -214,6 +215,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
     targets: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
     tally = Tally()
+    trail = Trail(cell.name, judge)
     others = [f.scorer(cell) for f in FAMILIES if f.scorer is not None]   # families that score on their own
     last, prev, passed = None, None, 0
     over_requests = 0
@@ -242,12 +244,15 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
         k = bisect_right(starts, r.i)     # compactions done before this request
         over_requests += over
         tally.add(r, checks)
+        trail.add(r, checks)
         if k > passed:
             full_rows(r, k, "compaction", checks)
         passed, last = k, (r, k, checks)
     if last is not None and last[0].i not in {row["request"] for row in rows}:
         full_rows(*last[:2], "final", last[2])
     rows.extend(tally.rows({**base, "check_point": "", "request": "", "event": ""}))
+    with (cell_dir / VERDICTS).open("w", encoding="utf-8") as fh:
+        trail.write(fh)
     rows.extend(faults.rows(base))
     scores: dict[str, Any] = {**tally.summary(), **meter.columns(), "overflow_requests": over_requests,
                               "oracle": int(oracle), "probe_pass_rate": None}

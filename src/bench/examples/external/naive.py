@@ -20,8 +20,6 @@ import argparse
 import json
 import os
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 VERSION = 1
@@ -73,6 +71,9 @@ def wire(m: dict) -> dict:
 
 def chat(messages: list[dict], max_tokens: int) -> str:
     """One writer call through the bench's endpoint; raises RuntimeError with the server's message."""
+    import urllib.error     # here, not at the top: it costs a start 40 ms of CPU, and truncate.py imports this file
+    import urllib.request
+
     url = os.environ["COMPACTION_BENCH_WRITER_URL"].rstrip("/") + "/chat/completions"
     body = json.dumps({"model": "writer", "messages": messages, "max_tokens": max_tokens}).encode()
     req = urllib.request.Request(url, body, {"Content-Type": "application/json",

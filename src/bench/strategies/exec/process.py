@@ -23,7 +23,7 @@ import time
 from collections import deque
 from typing import Any, Callable
 
-from bench.strategies.exec.protocol import ExternalError
+from bench.strategies.exec.protocol import ExternalError, encode
 
 LINE_LIMIT = 256 << 20       # one reply line may be this long (a context of many written messages)
 STDERR_KEEP = 8192
@@ -114,7 +114,7 @@ class Child:
         return f"; its last stderr line: {lines[-1][:300]!r}" if lines else ""
 
     async def send(self, obj: dict[str, Any]) -> None:
-        await self.send_raw(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
+        await self.send_raw(encode(obj) + b"\n")
 
     async def send_raw(self, data: bytes) -> None:
         assert self.proc is not None and self.proc.stdin is not None

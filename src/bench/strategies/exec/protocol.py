@@ -49,6 +49,38 @@ def message(m: Message) -> dict[str, Any]:
     return to_json(m, ADD)
 
 
+# Encoded `add` entries, by what they are made of: a worker replays a scenario's events in every cell of
+# it (windows, seeds, writers), and encoding their texts is most of what sending costs. Bounded in bytes.
+_ENCODED: dict[tuple, bytes] = {}
+_ENCODED_MAX = 64 << 20
+_encoded_size = 0
+
+
+def prepare(request: int, appended: int, added: list[Message]) -> bytes:
+    """The `prepare` line, byte for byte what encoding {type, request, appended (when not 0), add} gives."""
+    head = f'{{"type":"prepare","request":{request}' + (f',"appended":{appended}' if appended else "")
+    return b"".join((head.encode(), b',"add":[', b",".join(map(_entry, added)), b"]}\n"))
+
+
+def _entry(m: Message) -> bytes:
+    global _encoded_size
+    key = (m.hash, m.id, m.tag, m.tokens, m.t, m.source, m.tool, m.skill)   # the hash covers role, text, calls, call
+    data = _ENCODED.get(key)
+    if data is None:
+        data = encode(message(m))
+        if _encoded_size + len(data) > _ENCODED_MAX:
+            _ENCODED.clear()
+            _encoded_size = 0
+        _ENCODED[key] = data
+        _encoded_size += len(data)
+    return data
+
+
+def encode(obj: dict[str, Any]) -> bytes:
+    """One protocol object as it goes on the wire (without the newline)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def decode(line: bytes) -> dict[str, Any]:
     """One line from the process as a protocol object."""
     text = line.decode("utf-8", "replace").strip()
@@ -170,4 +202,4 @@ def _preview(text: str, n: int = 120) -> str:
     return repr(text[:n] + ("..." if len(text) > n else "")) if text else "(an empty line)"
 
 
-__all__ = ["VERSION", "ExternalError", "begin", "message", "decode", "hello", "written", "wake_above", "compaction"]
+__all__ = ["VERSION", "ExternalError", "begin", "message", "prepare", "encode", "decode", "hello", "written", "wake_above", "compaction"]

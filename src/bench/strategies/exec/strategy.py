@@ -114,8 +114,7 @@ class Exec(Strategy):
         calls = endpoint.calls
         endpoint.open = True
         try:
-            await child.send({"type": "prepare", "request": self.requests,
-                              **({"appended": appended} if appended else {}), "add": [P.message(m) for m in added]})
+            await child.send_raw(P.prepare(self.requests, appended, added))
             while True:
                 reply = P.decode(await child.receive(self.timeout, endpoint.busy))
                 if reply["type"] == "count":
