@@ -208,6 +208,13 @@ def test_negation_scope_for_decisions_and_rejected_options():
     assert score("decision-32k", "a110", "d-cursor", "decision", "Use cursor pagination, not offset pagination.") == 1
     assert score("decision-32k", "a110", "d-cursor", "decision", "Not cursor pagination, not offset pagination.") == 0
     assert score("decision-32k", "a110", "d-rest", "decision", "Decisions: REST stays for the public API.") == 1
+    # the rejected option set against the choice says the choice was made, with no verb of choosing; named beside
+    # it without being set against, or as the one chosen over it, it says nothing of the kind
+    assert score("decision-32k", "a110", "d-rest", "decision", "All in place: REST (gRPC rejected), cursor pagination.") == 1
+    assert score("decision-32k", "a110", "d-rest", "decision", "api_style: REST   # gRPC rejected: HTTP/2 proxies") == 1
+    assert score("decision-32k", "a110", "d-rest", "decision", "All in place: gRPC (REST rejected).") == 0
+    assert score("decision-32k", "a110", "d-rest", "decision", "Transport: REST or gRPC, undecided.") == 0
+    assert score("decision-32k", "a110", "d-rest", "decision", "All in place: REST, gRPC.") == 0
 
 
 def test_a_tables_header_says_what_each_cell_is():

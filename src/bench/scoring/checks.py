@@ -338,8 +338,13 @@ class Judge:
             if fid in near and some(keys, lambda u: not _denied(u.scope, keys)):
                 h.facts.add(fid)
         for did, keys, rejected in self.decisions:
-            if did in near and some(keys, lambda u: not U.ended(u.scope) and all(_proposed(u.scope, k) for k in keys)
-                                    and not _open(u.scope, keys, rejected), did in owned):
+            if did not in near:
+                continue
+            ok = lambda u, ks=keys: (not U.ended(u.scope) and all(_proposed(u.scope, k) for k in ks)  # noqa: E731
+                                     and not _open(u.scope, ks, rejected))
+            chosen = tuple(k.object for k in keys if k.object is not None)
+            if some(keys, ok, did in owned) or len(chosen) == len(keys) and some(
+                    chosen, lambda u: ok(u, chosen) and _contrasted(u.scope, rejected), did in owned):
                 h.decisions.add(did)
         for eid, first in self.words:
             if first in text and spoken(first, [(u, v) for u, v in r.voiced if first in u.scope]):
@@ -390,6 +395,14 @@ def _proposed(scope: str, option: U.Key) -> bool:
     choice is shown as made: 'not logical replication, not pg_dump' names the options and says neither was
     chosen)."""
     return any(not U.set_against(scope, start, end) for start, end in option.spans(scope))
+
+
+def _contrasted(scope: str, rejected: tuple[U.Key, ...]) -> bool:
+    """The clause sets a rejected option against its choice ('REST (gRPC rejected)', 'api_style: REST  # gRPC
+    rejected', 'cursor, not offset pagination'): the contrast says the choice was made, with no verb of
+    choosing. The rejected option named without being set against ('REST or gRPC', 'gRPC (REST rejected)')
+    says nothing of the kind."""
+    return any(r.held(scope) and not _proposed(scope, r) for r in rejected)
 
 
 UNDECIDED = re.compile(r"\b(?:undecided|tbd|to be decided|not (?:yet )?(?:decided|settled)|open question|still open)\b")
