@@ -58,6 +58,16 @@ def test_a_key_is_recognised_in_other_words_of_the_same_meaning():
                  "Current task: the bar.ts:88 warning — retries are exhausted after three ECONNRESETs.") == 1
 
 
+def test_a_files_line_may_be_written_out():
+    def fact(text):
+        return score("injected-watch", "a9", "f1", "fact", text)
+    assert fact("Address failure: in geo/, lookup.ts line 58 throws Cannot read properties of undefined.") == 1
+    assert fact("Address failure: lookup.ts, line 58 throws Cannot read properties of undefined.") == 1
+    # another line, or a line without its file, is not the anchor
+    assert fact("Address failure: lookup.ts line 85 throws Cannot read properties of undefined.") == 0
+    assert fact("Address failure: line 58 throws Cannot read properties of undefined.") == 0
+
+
 def test_what_pins_a_key_never_goes():
     # a key of two plain words is not one of them ('oldest first' is not 'oldest to newest')
     assert score("pr-queue-64k", "a356", "m-queue", "goal", "Plan: go through the queue oldest first, #5701 on.") == 0

@@ -444,10 +444,18 @@ def _tail(anchor: str) -> str:
     return ""
 
 
+FILE_LINE = re.compile(r"^(?P<file>.*[a-z]\.[a-z]\w*):(?P<line>\d+)$")
+
+
 def _anchor_pattern(anchor: str) -> str:
-    """An anchor as a whole token; a path with a directory may stand as its file name (and line)."""
+    """An anchor as a whole token; a path with a directory may stand as its file name (and line), and a
+    file's line may be written out ('lookup.ts line 58', 'lookup.ts, line 58' for 'geo/lookup.ts:58')."""
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
     alts = "|".join(re.escape(f) for f in forms)
+    at = FILE_LINE.match(anchor)
+    if at:
+        files = "|".join(re.escape(FILE_LINE.match(f).group("file")) for f in forms)
+        alts += rf"|(?:{files}),?\s+line\s+{at.group('line')}"
     left = r"(?<![\w/.-])" if anchor[:1].isalnum() else ""
     right = r"(?![\w])" if anchor[-1:].isalnum() or anchor[-1:] == "%" else ""
     return f"{left}(?:{alts}){right}"
