@@ -110,6 +110,10 @@ def test_completion_is_read_by_the_grammar_of_a_finished_action():
                  "cart.spec.ts, payment.spec.ts and address.spec.ts approved.") == 0
     # a progressive action is work in progress, not a finished one
     assert score("pr-queue-small", "a7", "w1", "goal", "#104 merged. Leaving a review comment on #105.") == 1
+    # 'next to' a noun phrase says where, not what comes next; 'next to review' is the plan
+    assert score("decision-32k", "a105", "w-orders", "goal",
+                 "Next: load test, then docs examples. Offsets could sit next to the cursor in docs examples.") == 0
+    assert score("pr-queue-small", "a4", "w1", "goal", "#102 is merged. #103 is next to review.") == 1
     # what someone wants done is not done: 'wants #103 merged' is the object of a wish
     assert score("pr-queue-small", "a4", "w1", "goal", "#102 is merged. Dana wants #103 merged too.") == 1
     assert score("pr-queue-small", "a4", "w1", "goal", "#102 is merged, as Dana wanted; #103 is merged too.") == 0

@@ -70,8 +70,9 @@ DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|r
                   r"cleaned up|mitigated|left (?:a |the )?(?:review )?comments?|"
                   r"moved on from|finished with|gone)\b|\[x\]|✅)")
 # A piece of work the unit says is the current or next one: a plan word, or the agent's present action on it
-# ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts').
-NEXT = re.compile(r"\b(next|current|currently|starting|start with|start on|started on|working on|work on|in progress|"
+# ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts'); 'next to' a noun phrase is beside it
+# ('an option next to the cursor'), 'next to review' is still the plan.
+NEXT = re.compile(r"\b(next(?!\s+to\s+(?:the|a|an|it|its|each|one|this|that|our|my|\w+['’]s)\b)|current|currently|starting|start with|start on|started on|working on|work on|in progress|"
                   r"resum\w*|continu\w*|mov(?:e|es|ing) (?:on|to)|go(?:es|ing)? on with|proceed\w* (?:with|to)|"
                   r"switch\w* to|up next|begin\w*|pick\w* up|turn\w* to|underway|under way|looking at|"
                   r"where i left off|i['’]m on|i am on|we['’]re on|we are on|now on|remaining|still open|left to do)\b|"
