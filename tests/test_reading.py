@@ -187,6 +187,17 @@ def test_same_rule_paraphrases_keep_the_rules_kind():
     assert score("pr-queue-small", "a8", "c4", "constraint", "Dana allows merging docs-only PRs myself.") == 0.5
 
 
+def test_a_permission_under_a_rules_heading_is_the_permission():
+    def kept(text):
+        return score("withdrawal-32k", "a200", "c-growth-archive", "constraint", text)
+    growth = "growth flags: archive, not delete, if the experiment ended more than a year ago"
+    assert kept("Rules:\n- " + growth) == 0.5
+    # not without the heading, nor under one that is no rule's, nor with the permission denied
+    assert kept(growth[0].upper() + growth[1:]) == 0
+    assert kept("Notes:\n- " + growth) == 0
+    assert kept("Rules:\n- growth flags: never archive, not delete, even if the experiment ended more than a year ago") == 0
+
+
 def test_a_paraphrase_that_lifts_or_loosens_the_rule_is_not_it():
     assert score("pr-queue-small", "a8", "c1", "constraint", "Don't bother Dana about sign-off.") == 0
     assert score("pr-queue-small", "a8", "c4", "constraint", "Dana no longer allows merging docs-only PRs.") == 0

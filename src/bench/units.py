@@ -687,7 +687,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
             return bool(RULE[kind].search(scope)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
     elif kind == "authorization":
         if RULE[kind].search(quote) and not DENIAL.search(quote):
-            return bool(RULE[kind].search(scope)) and not DENIAL.search(scope)
+            # under a heading or label that names it a rule, the permitted act stated plainly is the permission
+            return bool(RULE[kind].search(scope) or RULE_HEAD.search(scope)) and not DENIAL.search(scope)
     elif kind == "preference" and not DENIAL.search(quote):
         return not DENIAL.search(scope)
     return polarity(scope) == polarity(quote)
