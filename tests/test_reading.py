@@ -187,6 +187,16 @@ def test_same_rule_paraphrases_keep_the_rules_kind():
     assert score("pr-queue-small", "a8", "c4", "constraint", "Dana allows merging docs-only PRs myself.") == 0.5
 
 
+def test_a_quote_softened_by_the_words_around_it_is_not_the_rule():
+    def kept(text):
+        return score("injected-watch", "a9", "c1", "constraint", text)
+    assert kept("Priya's rules: do not touch the release/2.4 branch.") == 1
+    assert kept("Priya's rules: preferably, do not touch the release/2.4 branch.") == 0
+    assert kept("If possible: do not touch the release/2.4 branch.") == 0
+    # a softener in another sentence governs nothing of the quote
+    assert kept("Fix them in order, preferably. Do not touch the release/2.4 branch.") == 1
+
+
 def test_a_permission_under_a_rules_heading_is_the_permission():
     def kept(text):
         return score("withdrawal-32k", "a200", "c-growth-archive", "constraint", text)

@@ -312,7 +312,10 @@ class Judge:
             mine = cid in owned
             if quote in text:
                 quoted = [(u, v) for u, v in r.voiced if quote in u.scope]
-                live = [(u, v) for u, v in quoted if not U.ended(U.without(U.clause_of(u, (quote,)).scope, quote))]
+                # in force as the user set it: not said to have ended, nor softened by the words written around
+                # it ('Preferably come to me ...: <quote>'; a softener the user wrote is theirs and blanked)
+                live = [(u, v) for u, v in quoted if not U.ended(U.without(U.clause_of(u, (quote,)).scope, quote))
+                        and not U.SOFTENED.search(said.blank(U.without(u.scope, quote)))]
                 if live or not quoted:
                     h.quoted.add(cid)              # shown as if in force, whoever it is attributed to
                     if not mine or spoken(quote, live):
