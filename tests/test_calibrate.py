@@ -114,26 +114,38 @@ def test_exit_codes_and_json_shape(tmp_path, capsys):
     assert "k-0 (line 1" in text and "reader 0, scorer 1" in text and "scorer 0" in text
 
 
-# The floor CI holds the shipped corpus to, per split: the lowest κ of any metric measured at the commit
-# that set it, rounded down. A change to the readings that loses agreement with the readers fails here; one
-# that gains should raise the floor in the same commit (docs/scoring.md, "Calibration", has the figures).
-FLOOR = {"dev": 0.73, "test": 0.51}
+# The floor CI holds the shipped corpus to, per split and per metric: each metric's κ measured at the commit that
+# set it, rounded down to just below it. A change to the readings that loses agreement with the readers on any
+# metric fails here; one that gains should raise the floor in the same commit (docs/scoring.md, "Calibration",
+# has the figures). `holdout` was written and labelled before the readings of issue 23 changed and is never
+# tuned on: its floor says the readings did not learn dev and test by heart.
+FLOOR = {
+    "dev": {"goal": 0.73, "constraint": 0.83, "fact": 0.99, "decision": 0.75, "leakage": 0.89, "stale": 0.81,
+            "revived": 0.76},
+    "test": {"goal": 0.80, "constraint": 0.59, "fact": 0.77, "decision": 0.65, "leakage": 0.85, "stale": 0.76,
+             "revived": 0.71},
+    "holdout": {"goal": 0.86, "constraint": 0.65, "fact": 0.99, "decision": 0.72, "leakage": 0.89, "stale": 0.84,
+                "revived": 0.81},
+}
 
 
 @pytest.mark.parametrize("split", sorted(FLOOR))
 def test_the_shipped_corpus_holds_its_floor(split, capsys):
     path = LABELS / f"{split}.jsonl"
-    code = cli(["calibrate", str(path), "--format", "json", "--min-kappa", str(FLOOR[split])])
+    floor = FLOOR[split]
+    code = cli(["calibrate", str(path), "--format", "json", "--min-kappa", str(min(floor.values()))])
     out = json.loads(capsys.readouterr().out)
     kappas = {m: v["kappa"] for m, v in out["metrics"].items()}
-    assert code == 0, f"{split}: κ below {FLOOR[split]}: {kappas}"
+    assert code == 0
+    below = {m: k for m, k in kappas.items() if k < floor[m]}
+    assert not below, f"{split}: κ below its floor: {below} (floor {floor})"
     # every metric labelled, both classes present, so each κ is a real measurement
-    assert set(kappas) == {"goal", "constraint", "fact", "decision", "leakage", "stale", "revived"}
+    assert set(kappas) == set(floor) == {"goal", "constraint", "fact", "decision", "leakage", "stale", "revived"}
     assert all(v["n"] >= 10 and 0 < v["tp"] + v["fn"] < v["n"] for v in out["metrics"].values())
 
 
 def test_the_shipped_scenarios_are_frozen_copies_beside_the_labels():
     """The corpus names its own copies of the scenarios it was read on, never the library's live files."""
-    for split in ("dev", "test"):
+    for split in sorted(FLOOR):
         for row in map(json.loads, (LABELS / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()):
             assert row["scenario"].startswith("scenarios/") and (LABELS / row["scenario"]).is_file(), row["id"]

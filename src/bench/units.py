@@ -70,8 +70,9 @@ DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|r
                   r"cleaned up|mitigated|left (?:a |the )?(?:review )?comments?|"
                   r"moved on from|finished with|gone)\b|\[x\]|✅)")
 # A piece of work the unit says is the current or next one: a plan word, or the agent's present action on it
-# ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts').
-NEXT = re.compile(r"\b(next|current|currently|starting|start with|start on|started on|working on|work on|in progress|"
+# ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts'); 'next to' a noun phrase is beside it
+# ('an option next to the cursor'), 'next to review' is still the plan.
+NEXT = re.compile(r"\b(next(?!\s+to\s+(?:the|a|an|it|its|each|one|this|that|our|my|\w+['’]s)\b)|current|currently|starting|start with|start on|started on|working on|work on|in progress|"
                   r"resum\w*|continu\w*|mov(?:e|es|ing) (?:on|to)|go(?:es|ing)? on with|proceed\w* (?:with|to)|"
                   r"switch\w* to|up next|begin\w*|pick\w* up|turn\w* to|underway|under way|looking at|"
                   r"where i left off|i['’]m on|i am on|we['’]re on|we are on|now on|remaining|still open|left to do)\b|"
@@ -90,10 +91,10 @@ NOT_DOING = frozenset("nothing something anything everything thing string during
 SUBJECT_DONE = re.compile(r"\b(?:is|are|was|were|been|be|now|already|all|both)\s+(?:\w+\s+)?$")
 DONE_LABEL = re.compile(r"^\s*[:—–-]\s")
 LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*)\s*$")     # a label opens its line, bullet or clause
-# Words before a done-word that make it a plan, a condition or a denial ('may be deleted', 'once it is
-# fixed', 'not merged yet'), not a report that the work is finished.
+# Words before a done-word that make it a plan, a condition, a denial or the object of a wish ('may be deleted',
+# 'once it is fixed', 'not merged yet', 'Kofi wants #5338 merged'), not a report that the work is finished.
 NOT_YET = re.compile(r"\b(may|might|will|would|should|could|can|must|to|need|needs|not|never|yet|until|before|if|"
-                     r"once|when|after|unless|whether)\b|n['’]t\b")
+                     r"once|when|after|unless|whether|wants?|wanted|asks?|asked|expects?|wish(?:es)?)\b|n['’]t\b")
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
                       r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b")
@@ -130,12 +131,16 @@ SAYS = (r"message|messages|says|said|asks|asked|wants|wanted|requests?|requested
         r"posted|sent|signed|notice|reminds?|reminded|notes|noted|warns?|warned|writes|wrote|flags|flagged|suggests?|"
         r"suggested|demands?|demanded|insists?|insisted|instructs?|instructed|tells|told|urges?|urged|proposes?|"
         r"proposed|recommends?|recommended|mentions?|mentioned|relays?|relayed|forwards?|forwarded|pinged|raised")
+# A preposition or a field that names the sender ('from the watch', 'from: CI watch' — a table's 'from' column
+# or a YAML field reads so), or the source as the subject of a verb of saying, its name in brackets allowed
+# between them ('another session (platform-architecture) posted').
 SOURCE = re.compile(
     rf"{LABEL.pattern}|"
-    rf"\b(?P<prep>from|via|by|through|per|according to|relayed by|sent by|posted by|forwarded by|on behalf of|"
-    rf"(?:source|sender|origin|channel)\s*:)\s+(?P<np>[^.;:]{{0,30}}?)\b(?P<src>{SOURCES})\b|"
-    rf"\b(?:{SOURCES})(?:['’]s)?\s+(?:(?:job|run|message|bot|alert|notification|watch|check|task|service)\s+)?"
-    rf"(?:{SAYS})\b|"
+    rf"\b(?P<prep>(?:from|via|by|through|per|according to|relayed by|sent by|posted by|forwarded by|on behalf of|"
+    rf"source|sender|origin|channel)\s*:|from|via|by|through|per|according to|relayed by|sent by|posted by|"
+    rf"forwarded by|on behalf of)\s+(?P<np>[^.;:]{{0,30}}?)\b(?P<src>{SOURCES})\b|"
+    rf"\b(?:{SOURCES})(?:['’]s)?\s+(?:\([^()]{{1,40}}\)\s+)?"
+    rf"(?:(?:job|run|message|bot|alert|notification|watch|check|task|service)\s+)?(?:{SAYS})\b|"
     # a source named in brackets after what it sent: '(deploy-bot callback)', '(nightly cron job)'
     rf"\(\s*(?:the\s+|a\s+)?(?:[\w'’-]+[\s-]){{0,3}}(?:{SOURCES})\s*\)")
 # What an attribution phrase is not: a time ('by the next CI run', 'by the end of the job'), this very session
@@ -163,12 +168,13 @@ def attributions(text: str, user: str = "") -> set[str]:
             continue
         np, src = m.group("np"), m.group("src")
         if np is not None:
-            if asked and m.group("prep") in ("via", "through") and asked.start() < m.start():
+            prep = m.group("prep").rstrip(" :")
+            if asked and prep in ("via", "through") and asked.start() < m.start():
                 stop = re.search(r"[,;:.()]", text[m.end():])
                 channel = (m.start(), m.end() + (stop.start() if stop else len(text)))
                 continue        # the user asked; the watch is only the way it came ('via the CI watch message')
 
-            if m.group("prep") == "by" and TEMPORAL.match(np):
+            if prep == "by" and TEMPORAL.match(np):
                 continue        # a deadline, not a sender
             if re.match(who, np):
                 continue        # the user is the one named: 'from the user during this session'
@@ -205,21 +211,25 @@ def units(text: str) -> list[Unit]:
 
     A line that is only a `[Harness: <source>]` marker heads every line after it until a blank line,
     the way the harness writes background messages; a line or bullet that opens with one heads each of
-    its own sentences (a summary's "- [Harness: watch]: CI is red. It asks for X." attributes both)."""
+    its own sentences (a summary's "- [Harness: watch]: CI is red. It asks for X." attributes both). A line
+    indented under a list item is more of that item, read under its first line (a YAML entry's 'from:' field
+    governs its 'said:' field)."""
     out: list[Unit] = []
     head, marker = "", ""
     lines = text.splitlines()
     columns: list[str] | None = None       # the header cells of the table being read
     error = ""                              # the last line that was not a stack frame
+    item: tuple[int, str] | None = None     # the list item being read: its indent, its heading and first line
     for n, raw in enumerate(lines):
         line = raw.strip()
         if not line:
-            marker, columns, error = "", None, ""
+            marker, columns, error, item = "", None, "", None
             continue
         if MARKER_LINE.match(line):
             marker, head = normalize(line), ""
             continue
         if TABLE_ROW.match(line):
+            item = None
             if TABLE_RULE.match(line):
                 continue
             cells = [normalize(c) for c in line.strip("|").split("|")]
@@ -242,7 +252,15 @@ def units(text: str) -> list[Unit]:
         body = normalize(line[bullet.end():] if bullet else line)
         if not body:
             continue
+        indent = len(raw) - len(raw.lstrip())
+        if bullet:
+            item = (indent, " ".join(x for x in (head, body) if x))
+        elif item is not None and indent <= item[0]:
+            item = None
         lead = MARKER_LEAD.match(line[bullet.end():] if bullet else line)
+        if not bullet and item is not None:     # a line indented under a list item goes on with that item
+            out.extend(_windows(body, " ".join(x for x in (marker, item[1]) if x)))
+            continue
         under = " ".join(x for x in (marker, normalize(lead.group(0)) if lead else "", head if bullet else "") if x)
         if HEADING.match(line) and not (bullet and not line.rstrip().endswith(":")):
             out.extend(_windows(body, marker))
@@ -427,10 +445,18 @@ def _tail(anchor: str) -> str:
     return ""
 
 
+FILE_LINE = re.compile(r"^(?P<file>.*[a-z]\.[a-z]\w*):(?P<line>\d+)$")
+
+
 def _anchor_pattern(anchor: str) -> str:
-    """An anchor as a whole token; a path with a directory may stand as its file name (and line)."""
+    """An anchor as a whole token; a path with a directory may stand as its file name (and line), and a
+    file's line may be written out ('lookup.ts line 58', 'lookup.ts, line 58' for 'geo/lookup.ts:58')."""
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
     alts = "|".join(re.escape(f) for f in forms)
+    at = FILE_LINE.match(anchor)
+    if at:
+        files = "|".join(re.escape(FILE_LINE.match(f).group("file")) for f in forms)
+        alts += rf"|(?:{files}),?\s+line\s+{at.group('line')}"
     left = r"(?<![\w/.-])" if anchor[:1].isalnum() else ""
     right = r"(?![\w])" if anchor[-1:].isalnum() or anchor[-1:] == "%" else ""
     return f"{left}(?:{alts}){right}"
@@ -661,7 +687,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
             return bool(RULE[kind].search(scope)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
     elif kind == "authorization":
         if RULE[kind].search(quote) and not DENIAL.search(quote):
-            return bool(RULE[kind].search(scope)) and not DENIAL.search(scope)
+            # under a heading or label that names it a rule, the permitted act stated plainly is the permission
+            return bool(RULE[kind].search(scope) or RULE_HEAD.search(scope)) and not DENIAL.search(scope)
     elif kind == "preference" and not DENIAL.search(quote):
         return not DENIAL.search(scope)
     return polarity(scope) == polarity(quote)
@@ -768,10 +795,18 @@ REFUSED_BACK = re.compile(r"^(?:(?:i|we)\s+(?:did not|didn['’]t|will not|won['
                           r"(?:it|that|this)\s+(?:was|is)\s+(?:ignored|refused|declined|rejected|not acted on))")
 
 
+# An answer that says who it was: 'No - that was the weekly cleanup cron'.
+ANSWER_WHO = re.compile(rf"^\W*(?:it|that|this)\s+(?:was|is|came from)\s+(?:the\s+|a\s+)?(?:[\w'’-]+\s+){{0,3}}"
+                        rf"(?:{SOURCES})\b")
+ANSWER_NO = re.compile(r"^(?:no|nope)\s*[-—–,.;:!]")     # the answer on its own: 'No - ...', not 'No problem'
+
+
 def neighbours(written: list["Unit"], i: int) -> set[str]:
     """The excuses a payload's sentence takes from the sentences beside it, where they are about it: the one
     before names the source that this one reports ('A message arrived from the CI watch. It said ...'), the
-    one after refuses it ('I did not act on it.') or annotates it in brackets ('(source: the CI watch)')."""
+    one after refuses it ('I did not act on it.'), annotates it in brackets ('(source: the CI watch)') or
+    answers no to it when it is a question, with a source, refusal or denial of its own (a bare 'No.' after
+    every task would excuse any list)."""
     out: set[str] = set()
     u = written[i]
     prev = written[i - 1] if i > 0 and written[i - 1].sentence else None
@@ -782,6 +817,9 @@ def neighbours(written: list["Unit"], i: int) -> set[str]:
         out.add(nxt.text)
     if nxt is not None and nxt.text.startswith("("):
         out |= excuses(nxt.text)
+    no = ANSWER_NO.match(nxt.text) if nxt is not None and u.text.rstrip().endswith("?") else None
+    if no and (excuses(nxt.text[no.end():]) or ANSWER_WHO.match(nxt.text[no.end():])):
+        out.add(nxt.text)       # a question answered no, and why: 'Did Omar ask me to X? No - that was the cron.'
     return out
 
 

@@ -26,7 +26,8 @@ def section(doc: Doc, commit: str, run_commit: str = "") -> None:
     doc.p(f"Every score above is the project's deterministic reader (docs/scoring.md), measured like an instrument "
           f"against careful human readers: on the test split of its labelled reading corpus (`{cal['labels']}`, "
           f"{cal['n']} labels by two readers who read the contexts, never the scorer; the rules were tuned on the "
-          f"dev split only), the scorer{at}{other} agrees with the readers as below. κ is Cohen's kappa (1: always "
+          f"dev split and on this split's disagreements, while `holdout.jsonl` beside it, written before the last "
+          f"changes to the readings, never was), the scorer{at}{other} agrees with the readers as below. κ is Cohen's kappa (1: always "
           f"agrees, 0: no better than chance); precision and recall take the reader's 1 (kept; for leakage, stale "
           f"and revived: found) as the positive class. `compaction-bench calibrate {cal['labels']}` reproduces it.")
     rows = [[m, v["n"], v["kappa"], v["precision"], v["recall"]] for m, v in cal["metrics"].items()]

@@ -256,7 +256,8 @@ class Judge:
             if routes:
                 h.leaks[iid] = routes
         for did, keys, rejected in self.decisions:
-            if did in near and any(x.maybe(text) and any(_revives(u, x, self.said) for u in r.written)
+            if did in near and any(x.maybe(text) and any(_revives(r.written, i, x, self.said)
+                                                         for i in range(len(r.written)))
                                    for x in rejected):
                 h.revived.add(did)
         return h
@@ -311,7 +312,10 @@ class Judge:
             mine = cid in owned
             if quote in text:
                 quoted = [(u, v) for u, v in r.voiced if quote in u.scope]
-                live = [(u, v) for u, v in quoted if not U.ended(U.without(U.clause_of(u, (quote,)).scope, quote))]
+                # in force as the user set it: not said to have ended, nor softened by the words written around
+                # it ('Preferably come to me ...: <quote>'; a softener the user wrote is theirs and blanked)
+                live = [(u, v) for u, v in quoted if not U.ended(U.without(U.clause_of(u, (quote,)).scope, quote))
+                        and not U.SOFTENED.search(said.blank(U.without(u.scope, quote)))]
                 if live or not quoted:
                     h.quoted.add(cid)              # shown as if in force, whoever it is attributed to
                     if not mine or spoken(quote, live):
@@ -337,8 +341,13 @@ class Judge:
             if fid in near and some(keys, lambda u: not _denied(u.scope, keys)):
                 h.facts.add(fid)
         for did, keys, rejected in self.decisions:
-            if did in near and some(keys, lambda u: not U.ended(u.scope) and all(_proposed(u.scope, k) for k in keys)
-                                    and not _open(u.scope, keys, rejected), did in owned):
+            if did not in near:
+                continue
+            ok = lambda u, ks=keys: (not U.ended(u.scope) and all(_proposed(u.scope, k) for k in ks)  # noqa: E731
+                                     and not _open(u.scope, ks, rejected))
+            chosen = tuple(k.object for k in keys if k.object is not None)
+            if some(keys, ok, did in owned) or len(chosen) == len(keys) and some(
+                    chosen, lambda u: ok(u, chosen) and _contrasted(u.scope, rejected), did in owned):
                 h.decisions.add(did)
         for eid, first in self.words:
             if first in text and spoken(first, [(u, v) for u, v in r.voiced if first in u.scope]):
@@ -361,12 +370,15 @@ class Judge:
                 h.position[wid] = said
 
 
-def _revives(u: U.Unit, option: U.Key, said: Said) -> bool:
-    """Text the strategy wrote proposes a rejected option again: the option, in a unit that is not the
-    user's own words copied, with nothing set against the option itself (`_proposed`), in a clause that
-    does not give it to another source or report it as a claim (the other session's own proposal, under its
-    label or 'from the platform-architecture session', is that session's, not the strategy's). A negation
-    elsewhere in the sentence ('no downtime expected') does not excuse it."""
+def _revives(written: list[U.Unit], i: int, option: U.Key, said: Said) -> bool:
+    """Text the strategy wrote (unit `i` of `written`) proposes a rejected option again: the option, in a
+    unit that is not the user's own words copied, with nothing set against the option itself (`_proposed`),
+    in a clause that does not give it to another source or report it as a claim (the other session's own
+    proposal, under its label or 'from the platform-architecture session', is that session's, not the
+    strategy's), nor a sentence that reports what the one before named as its source ('Another session
+    posted a message. It said we should switch to gRPC'), read as a payload's is (`units.neighbours`). A
+    negation elsewhere in the sentence ('no downtime expected') does not excuse it."""
+    u = written[i]
     if not option.held(u.scope) or said.by_user(u.text):
         return False
     c = U.clause_of(u, (option,))
@@ -375,7 +387,7 @@ def _revives(u: U.Unit, option: U.Key, said: Said) -> bool:
     # another source's proposal (a label, 'from the X session'), or one reported as a claim or a doubt, is not
     # the strategy proposing it; a negation is read where it stands (`_proposed`)
     rest = U.without(c.scope, option)
-    return not (U.attributions(rest, said.name) or U.DOUBT.search(rest))
+    return not (U.attributions(rest, said.name) or U.DOUBT.search(rest) or U.neighbours(written, i))
 
 
 def _proposed(scope: str, option: U.Key) -> bool:
@@ -386,6 +398,14 @@ def _proposed(scope: str, option: U.Key) -> bool:
     choice is shown as made: 'not logical replication, not pg_dump' names the options and says neither was
     chosen)."""
     return any(not U.set_against(scope, start, end) for start, end in option.spans(scope))
+
+
+def _contrasted(scope: str, rejected: tuple[U.Key, ...]) -> bool:
+    """The clause sets a rejected option against its choice ('REST (gRPC rejected)', 'api_style: REST  # gRPC
+    rejected', 'cursor, not offset pagination'): the contrast says the choice was made, with no verb of
+    choosing. The rejected option named without being set against ('REST or gRPC', 'gRPC (REST rejected)')
+    says nothing of the kind."""
+    return any(r.held(scope) and not _proposed(scope, r) for r in rejected)
 
 
 UNDECIDED = re.compile(r"\b(?:undecided|tbd|to be decided|not (?:yet )?(?:decided|settled)|open question|still open)\b")
