@@ -65,6 +65,10 @@ def test_a_stress_only_run_has_a_headline(tmp_path, capsys):
     assert "(no cell" not in text and "naive · offline:loosen" in text and "naive · offline:blur" in text
     md = (out / "report.md").read_text()
     assert "| naive · offline:blur |" in md.split("## The sawtooth")[0]
+    decide = md.split("## What to ship")[1].split("\n## ")[0]
+    assert "| naive · offline:blur |" in decide and "| naive · offline:loosen |" in decide   # vs truncate
+    assert "What to ship: no call" in decide
+    assert "ran without `offline` cells" in decide and "no stress writer ran" not in decide
     assert "No truth item was lost at any request of the headline cells" not in md
 
 

@@ -164,7 +164,8 @@ def paragraph(found: list[Call]) -> str:
     """The computed "what to ship" paragraph: the call, then what each strategy on the front trades."""
     ship = [c for c in found if c.kind == "ship"]
     if not found:
-        return "What to ship: no strategy has both a cost and a retention here, so there is no front to read."
+        return ("What to ship: no call, because there is no cost-versus-knowledge front to read (cost ×full needs "
+                "the oracle `full` in `strategies=`); the verdicts against truncate are below.")
     if ship:
         best = ship[-1]       # the front runs cheapest first: the last candidate knows the most
         lead = (f"What to ship: {best.strategy} knows the most of the strategies that beat truncate with no "

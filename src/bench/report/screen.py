@@ -160,7 +160,9 @@ def section(doc: Doc, summary, scored, t, paint: Callable[..., Any], colours) ->
                    reading(points, front))
     rtable = robustness(rob, below)
     if rtable is None:
-        doc.p(STRESS_HOW)
+        doc.p(STRESS_HOW if not data.stressed(summary).any() else
+              "Robustness was not measured in this run: its stress writers ran without `offline` cells of the same "
+              "strategies and sessions to measure their drop from (add `offline` to `writer.model`).")
     else:
         doc.table(rtable)
     doc.side(False)
