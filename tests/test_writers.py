@@ -26,7 +26,7 @@ def test_two_writers_get_one_row_per_strategy_and_writer_never_pooled(two, capsy
     assert "| naive · offline | 2 |" in first and "| naive · offline:loosen | 2 |" in first   # cells 2, not 4
     assert "| truncate · offline (reference) |" in first and "| naive |" not in first
     decide = md.split("## What to ship")[1].split("\n## ")[0]     # the verdicts: a row per writer there too
-    assert "| naive · offline | 2 |" in decide and "| naive · offline:loosen | 2 |" in decide
+    assert "| naive · offline |" in decide and "| naive · offline:loosen |" in decide
     assert "One row per strategy · writer" in decide
     tokens = md.split("## Strategies")[1].split("## ")[0]
     assert "| naive · offline |" in tokens and "| naive · offline:loosen |" in tokens

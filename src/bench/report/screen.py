@@ -39,13 +39,17 @@ def mark(d: D.Delta | None) -> Mark:
     return Mark(short(iv.mean), d.verdict, sub)
 
 
-def table(t, deltas: dict[str, dict[str, D.Delta]], cols: list[str], note: str, ident: str) -> Table:
-    header = ["strategy", "cells", "cost ×full", *[D.label(m) for m in cols]]
+def table(t, deltas: dict[str, dict[str, D.Delta]], cols: list[str], note: str, ident: str,
+          beside: tuple[list[str], dict[str, list[Any]]] = ([], {})) -> Table:
+    """One row per strategy (its cells count is the headline's; a partial pairing says so in its cell), a
+    verdict cell per metric, then `beside`: (headers, per strategy its cells), the robustness columns."""
+    header = ["strategy", "cost ×full", *[D.label(m) for m in cols], *beside[0]]
     body = []
     for r in t.to_dict("records"):
         if r["strategy"] not in deltas:
             continue
-        body.append([r["strategy"], r["cells"], r.get("cost_vs_full"), *[mark(deltas[r["strategy"]].get(m)) for m in cols]])
+        extra = beside[1].get(D.base(r["strategy"]), [Mark("calls no writer", "calls no writer")] * len(beside[0]))
+        body.append([r["strategy"], r.get("cost_vs_full"), *[mark(deltas[r["strategy"]].get(m)) for m in cols], *extra])
     return Table(header, [[None if v != v else v for v in row] for row in body], note, id=ident)
 
 
@@ -73,15 +77,16 @@ def fragile(summary, scored) -> tuple[dict[str, list[str]], Any]:
     return out, rob
 
 
-def robustness(rob, below: dict[str, list[str]]) -> Table | None:
-    """Each strategy's worst drop under each stress writer, beside the headline."""
+def robustness(rob, below: dict[str, list[str]]) -> tuple[list[str], dict[str, list[Any]]]:
+    """Each strategy's worst drop under each stress writer, as columns beside its verdicts: (headers, per
+    strategy its cells)."""
     if rob is None or rob.empty:
-        return None
+        return [], {}
     writers = sorted(set(rob["writer"].astype(str)))
-    rows = []
+    rows: dict[str, list[Any]] = {}
     for strategy, g in rob.groupby("strategy", sort=True):
         by = {str(r["writer"]): r for r in g.to_dict("records")}
-        row: list[Any] = [strategy]
+        row: list[Any] = rows.setdefault(strategy, [])
         for w in writers:
             worst = data.worst_harm(by[w], headline.METRICS) if w in by else None
             if worst is None:
@@ -89,14 +94,15 @@ def robustness(rob, below: dict[str, list[str]]) -> Table | None:
                 continue
             harm, name, change = worst
             fell = any(f"`{w}`" in v for k, v in below.items() if D.base(k) == strategy)
-            row.append(Mark(f"{name} {change:+.3f}" if harm > headline.EQUAL else "loses nothing",
+            row.append(Mark(f"{name} {short(change)}" if harm > headline.EQUAL else "loses nothing",
                             "worse" if harm > headline.EQUAL else "tied", "below truncate" if fell else ""))
-        rows.append(row)
-    return Table(["strategy", *[f"worst under {w}" for w in writers]], rows,
-                 "Each strategy's largest harm under each stress writer (the offline writer made to err the way LLM "
-                 "writers do; a stand-in, not an LLM): its worst metric's change against the same strategy with "
-                 "`offline` on the same sessions; \"below truncate\" when its retention there is worse than "
-                 "truncate's, paired. The robustness section below has every metric.", id="robust")
+    return [f"worst under {w}" for w in writers], rows
+
+
+ROBUST_NOTE = (" The last column (one per stress writer; only strategies that call a writer run under one): the strategy's largest harm when the offline writer is made "
+               "to err the way LLM writers do (a stand-in, not an LLM), its worst metric's change against the same "
+               "strategy with `offline` on the same sessions; \"below truncate\" when its retention there is worse "
+               "than truncate's, paired. The robustness section below has every metric.")
 
 
 def worst_text(rob) -> dict[str, str]:
@@ -132,22 +138,12 @@ def section(doc: Doc, summary, scored, t, paint: Callable[..., Any], colours) ->
     pts = headline.pareto(t, "cost_vs_full", True)
     front = [(n, p, k) for n, p, k, over in pts if not over]
     floors = {n for n in t["strategy"] if D.base(n) == D.FLOOR}
+    doc.side(True)
     if vs_floor:
         doc.p(D.paragraph(D.calls(front, vs_floor, below, floors, worst_text(rob))))
     else:
         doc.p("What to ship: this run has no `truncate` cells, so no strategy can be measured against the floor "
               "(add `truncate` to `strategies=`).")
-    several = " One row per strategy · writer: the writers' cells are never pooled." if \
-        scored["writer"].nunique() > 1 else ""
-    if vs_floor:
-        doc.table(table(t, vs_floor, cols, "Each strategy against `truncate` (the floor: it keeps no working context), "
-                        "paired by scenario, window, seed and writer on the headline cells: the mean difference "
-                        "(strategy minus truncate) and its 95% interval (bootstrap over scenarios, "
-                        "bench/results/stats.py). ▲ better / ▼ worse when the whole interval is on one side of 0 "
-                        "(for leakage, stale, revived and structural faults, lower is better), = tied otherwise; "
-                        "\"n of N cells\" when the strategy did not face every session the floor did."
-                        + several, "versus-floor"))
-    doc.side(True)
     if pts:
         points = [(n, p, k, not over) for n, p, k, over in pts]
         top = next((r for r in t.to_dict("records") if "(oracle)" in str(r["strategy"]) and
@@ -158,14 +154,22 @@ def section(doc: Doc, summary, scored, t, paint: Callable[..., Any], colours) ->
                                                 "both cheaper and knows more).", colours,
                          (top["strategy"], top["cost_vs_full"], top["retention"]) if top else None),
                    reading(points, front))
-    rtable = robustness(rob, below)
-    if rtable is None:
+    doc.side(False)
+    several = " One row per strategy · writer: the writers' cells are never pooled." if \
+        scored["writer"].nunique() > 1 else ""
+    beside = robustness(rob, below)
+    if vs_floor:
+        doc.table(table(t, vs_floor, cols, "Each strategy against `truncate` (the floor: it keeps no working context), "
+                        "paired by scenario, window, seed and writer on the headline cells: the mean difference "
+                        "(strategy minus truncate) and its 95% interval (bootstrap over scenarios, "
+                        "bench/results/stats.py). ▲ better / ▼ worse when the whole interval is on one side of 0 "
+                        "(for leakage, stale, revived and structural faults, lower is better), = tied otherwise; "
+                        "\"n of N cells\" when the strategy did not face every session the floor did."
+                        + several + (ROBUST_NOTE if beside[0] else ""), "versus-floor", beside))
+    if not beside[0]:
         doc.p(STRESS_HOW if not data.stressed(summary).any() else
               "Robustness was not measured in this run: its stress writers ran without `offline` cells of the same "
               "strategies and sessions to measure their drop from (add `offline` to `writer.model`).")
-    else:
-        doc.table(rtable)
-    doc.side(False)
     if vs_full:
         doc.table(table(t, vs_full, cols, "Each strategy against the oracle `full` (the ceiling: it holds every "
                         "event and ignores the window), paired the same way: how much is left to gain. \"not "
