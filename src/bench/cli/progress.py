@@ -42,7 +42,7 @@ class Console:
         self.start = self.now()
         done = total - todo
         self._print(f"run folder: {out}  ({todo} cell{'s' if todo != 1 else ''} to run"
-                    + (f", {done} of {total} already done" if done else "") + ")")
+                    + (f"; resuming: {done} of {total} cells already done" if done else "") + ")")
 
     def progress(self, n: int, total: int) -> str:
         elapsed = self.now() - self.start
