@@ -48,6 +48,14 @@ def test_a_terminal_gets_one_line_rewritten_in_place_then_the_phase_on_its_own_l
     assert text.endswith("writing report… (2:00 so far)\n")
 
 
+def test_a_cell_whose_writer_never_answered_says_so_on_its_own_line():
+    out, t = io.StringIO(), Clock()
+    console = Console(stream=out, tty=False, now=t, alert=lambda row: row.get("flag", ""))
+    console.cell(1, 2, SimpleNamespace(name="a"), {"flag": "NON-ANSWERS: ..."})
+    console.cell(2, 2, SimpleNamespace(name="b"), {})
+    assert out.getvalue().splitlines()[0] == "a: NON-ANSWERS: ..." and "b:" not in out.getvalue()
+
+
 def test_verbose_keeps_a_line_per_cell():
     out, t = io.StringIO(), Clock()
     cells(Console(verbose=True, stream=out, tty=True, now=t), t, total=3, step=1.0)

@@ -22,8 +22,10 @@ def clock(seconds: float) -> str:
 
 class Console:
     def __init__(self, verbose: bool = False, line: Callable[[int, int, Any, dict], str] | None = None,
-                 stream: TextIO | None = None, tty: bool | None = None, now: Callable[[], float] = time.monotonic):
+                 stream: TextIO | None = None, tty: bool | None = None, now: Callable[[], float] = time.monotonic,
+                 alert: Callable[[dict], str] = lambda row: ""):
         self.verbose = verbose
+        self.alert = alert         # what a cell must say even without verbose (a writer that never answered)
         self.line = line or (lambda n, total, cell, row: f"[{n}/{total}] {cell.name}  {row.get('wall_s')}s")
         self.stream = stream or sys.stderr
         self.tty = (not quiet()) if tty is None else tty
@@ -54,6 +56,8 @@ class Console:
             self._print(self.line(n, total, cell, row))
             return
         text = self.progress(n, total)
+        if self.alert(row):
+            self._print(f"{cell.name}: {self.alert(row)}")
         if self.tty:
             self.stream.write(f"\r{text}  {cell.name}"[:140].ljust(100) if n < total else f"\r{text}".ljust(100))
             self.stream.flush()

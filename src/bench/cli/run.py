@@ -28,7 +28,8 @@ def main(argv: list[str]) -> int:
         shown = bad[0].split("=", 1)[0] + ("=..." if "=" in bad[0] else "")   # an option's value may be a key
         raise BadInput(f"run: unknown option {shown} (overrides look like key=value)")
     verbose = _verbose(overrides)
-    console = Console(verbose, line=lambda n, total, cell, row: f"[{n}/{total}] {cell.name}  {row['wall_s']}s{_notes(row)}")
+    console = Console(verbose, line=lambda n, total, cell, row: f"[{n}/{total}] {cell.name}  {row['wall_s']}s{_notes(row)}",
+                      alert=lambda row: "; ".join(n for n in row.get("_failure_notes") or [] if n.startswith("NON-ANSWERS")))
     try:
         outcome = run(overrides, multirun, watch=console)
     finally:
