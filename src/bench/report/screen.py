@@ -129,6 +129,10 @@ def section(doc: Doc, summary, scored, t, paint: Callable[..., Any], colours) ->
     """The first screen. `summary`: every cell (stress writers included), labelled; `scored`: the headline cells
     (one row label per strategy, or strategy · writer); `t`: headline.table(scored)."""
     doc.h("What to ship")
+    if t.empty or scored.empty:
+        doc.p("What to ship: no call, because no cell is in the headline (every session fits the window, so no "
+              "strategy needed to compact); the cells are listed below.")
+        return
     cols = metrics(scored)
     oracle = D.is_oracle(scored)
     floor_mask = (scored["strategy"].map(D.base) == D.FLOOR) & ~oracle
