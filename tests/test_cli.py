@@ -34,6 +34,30 @@ def test_help_is_light(tmp_path):
     assert "usage: compaction-bench" in out.stdout
 
 
+def _help_calls() -> list[tuple[str, ...]]:
+    """Every command of the CLI's own COMMANDS table, and each sub-command its synopsis names
+    (`scenarios list`, `cache stats|clear`), each with --help."""
+    import re
+
+    from bench.cli import COMMANDS
+
+    out = []
+    for name, command in COMMANDS.items():
+        out.append((name, "--help"))
+        for line in command.synopsis.splitlines():
+            m = re.match(rf"^  {re.escape(name)} ([a-z|]+)(\s|$)", line)
+            out += [(name, sub, "--help") for sub in (m.group(1).split("|") if m else [])]
+    return out
+
+
+def test_every_command_and_sub_command_answers_help_with_exit_0(tmp_path):
+    calls = _help_calls()
+    assert ("scenarios", "audit", "--help") in calls and ("cache", "clear", "--help") in calls
+    for args in calls:
+        r = cli(*args, cwd=tmp_path)
+        assert r.returncode == 0 and r.stdout.strip() and "Traceback" not in r.stderr, (args, r.stderr[-500:])
+
+
 def test_unknown_command_is_usage_error(tmp_path):
     r = cli("frobnicate", cwd=tmp_path)
     assert r.returncode == 2 and "unknown command 'frobnicate'" in r.stderr and "Traceback" not in r.stderr

@@ -79,6 +79,28 @@ def gate() -> str:
     return "\n".join(rows)
 
 
+def library() -> str:
+    """docs/scenarios.md's table of the bundled library, read from the files and the generators' specs (each
+    file's size in tokens is `scenarios list`'s, through its row cache), so it never drifts from them."""
+    from bench.cli.scenarios import _load_cache, _save_cache, list_row
+    from bench.scenarios.generators import DEFAULT_OUT, LIBRARY
+
+    cache = _load_cache()
+    rows, total, size, ratio = [], 0, 0, None
+    for name, spec in LIBRARY.items():
+        path = DEFAULT_OUT / f"{name}.json"
+        row = list_row(path, cache)
+        probes = len(json.loads(path.read_text(encoding="utf-8")).get("probes") or [])
+        total, size = total + row["tokens"], size + path.stat().st_size
+        ratio = min(ratio or row["tokens"] / row["window"], row["tokens"] / row["window"])
+        rows.append(f"| `{name}` | {row['window'] // 1000}k | {row['events']} | {row['tokens']:,} | {probes} | "
+                    f"{', '.join(row['tags'])} | {spec.tests} |")
+    _save_cache(cache)
+    return "\n".join(["| id | window | events | tokens | probes | tags | failure mode |", "|---|---|---|---|---|---|---|",
+                      *rows, "", f"Total {total / 1e6:.2f}M tokens, {size / 1e6:.0f} MB. Every scenario is at least "
+                      f"{int(ratio)}x its window."])
+
+
 # (file, block name) -> its generator
 BLOCKS = {
     ("README.md", "metrics"): metrics_table,
@@ -87,6 +109,7 @@ BLOCKS = {
     ("docs/reference.md", "columns"): columns,
     ("docs/scoring.md", "gate"): gate,
     ("docs/scenarios.md", "schema"): schema_table,
+    ("docs/scenarios.md", "library"): library,
 }
 END = "<!-- generated: end -->"
 

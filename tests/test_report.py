@@ -29,7 +29,7 @@ def test_report_files_are_complete_and_self_contained(run):
     pngs = sorted(p.name for p in (run / "figures").glob("*.png"))
     assert {"sawtooth.png", "quality.png", "drift.png", "cost.png", "cache.png", "scenarios.png"} <= set(pngs)
     assert html.count("data:image/png;base64,") == len(re.findall(r"!\[", md))
-    assert not re.search(r"""(src|href)=['"](?!data:|view\.html['"])""", html)   # no external assets but the viewer
+    assert not re.search(r"""(src|href)=['"](?!data:|#|view\.html['"])""", html)   # no external assets but the viewer
     assert "| truncate (reference) |" in md and "| naive |" in md and "| full (oracle) |" in md
     kinds = md.split("## Constraints by kind")[1].split("## ")[0]
     assert "| full | 1.000 |" in kinds and "| naive |" in kinds        # the oracle's check rows are found too
@@ -122,6 +122,7 @@ def test_the_first_screen_names_the_run_and_ranks_strategies(run):
     assert "Writers: `offline`, `offline:realistic`; agent (probes): `offline`; judge: `offline`." in head
     assert "Cache profile `openai`; prices of `gpt-5-mini`" in head and "2 scenarios, 8 cells" in head
     assert re.search(r"compaction-bench \d+\.\d+\.\d+", head)
+    head = md.split("## Headline")[1].split("\n## ")[0]
     table = [line for line in head.splitlines() if line.startswith("|")]
     assert table[0].startswith("| strategy | cells | goal | constraints |") and "| cost ×full | overflow |" in table[0]
     names = [line.split("|")[1].strip() for line in table[2:]]

@@ -22,9 +22,12 @@ def two(tmp_path_factory):
 def test_two_writers_get_one_row_per_strategy_and_writer_never_pooled(two, capsys):
     assert cli(["report", str(two)]) == 0
     md = (two / "report.md").read_text()
-    first = md.split("## ")[0]
+    first = md.split("## Headline")[1].split("\n## ")[0]
     assert "| naive · offline | 2 |" in first and "| naive · offline:loosen | 2 |" in first   # cells 2, not 4
     assert "| truncate · offline (reference) |" in first and "| naive |" not in first
+    decide = md.split("## What to ship")[1].split("\n## ")[0]     # the verdicts: a row per writer there too
+    assert "| naive · offline |" in decide and "| naive · offline:loosen |" in decide
+    assert "One row per strategy · writer" in decide
     tokens = md.split("## Strategies")[1].split("## ")[0]
     assert "| naive · offline |" in tokens and "| naive · offline:loosen |" in tokens
 
@@ -61,7 +64,11 @@ def test_a_stress_only_run_has_a_headline(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "(no cell" not in text and "naive · offline:loosen" in text and "naive · offline:blur" in text
     md = (out / "report.md").read_text()
-    assert "| naive · offline:blur |" in md.split("## ")[0]
+    assert "| naive · offline:blur |" in md.split("## The sawtooth")[0]
+    decide = md.split("## What to ship")[1].split("\n## ")[0]
+    assert "| naive · offline:blur |" in decide and "| naive · offline:loosen |" in decide   # vs truncate
+    assert "What to ship: no call" in decide
+    assert "ran without `offline` cells" in decide and "no stress writer ran" not in decide
     assert "No truth item was lost at any request of the headline cells" not in md
 
 

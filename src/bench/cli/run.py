@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from bench.cli.progress import Console
 from bench.cli.run_help import text as help_text
 from bench.errors import BadInput
 from bench.harness.model import Model
@@ -12,7 +13,6 @@ from bench.results import failures
 from bench.results.store import format_table
 from bench.runner.config import user_dir
 from bench.scoring.oracle import columns
-from bench.runner.plan import Cell
 from bench.runner.run import Outcome, run
 
 
@@ -27,8 +27,14 @@ def main(argv: list[str]) -> int:
     if bad:
         shown = bad[0].split("=", 1)[0] + ("=..." if "=" in bad[0] else "")   # an option's value may be a key
         raise BadInput(f"run: unknown option {shown} (overrides look like key=value)")
-    outcome = run(overrides, multirun, progress=cell_line)
-    return show(outcome, verbose=_verbose(overrides))
+    verbose = _verbose(overrides)
+    console = Console(verbose, line=lambda n, total, cell, row: f"[{n}/{total}] {cell.name}  {row['wall_s']}s{_notes(row)}",
+                      alert=lambda row: "; ".join(n for n in row.get("_failure_notes") or [] if n.startswith("NON-ANSWERS")))
+    try:
+        outcome = run(overrides, multirun, watch=console)
+    finally:
+        console.close()
+    return show(outcome, verbose=verbose, started=True)
 
 
 def _verbose(overrides: list[str]) -> bool:
@@ -36,16 +42,13 @@ def _verbose(overrides: list[str]) -> bool:
     return bool(values) and values[-1] in ("true", "1", "yes")
 
 
-def cell_line(n: int, total: int, cell: Cell, row: dict[str, Any]) -> None:
-    print(f"[{n}/{total}] {cell.name}  {row['wall_s']}s{_notes(row)}", file=sys.stderr)
-
-
-def show(o: Outcome, verbose: bool = False, paths: bool = True) -> int:
+def show(o: Outcome, verbose: bool = False, paths: bool = True, started: bool = False) -> int:
     """Print what a run did: notes, errors, the per-strategy summary, where the files are (unless the
-    folder is a scratch one its caller removes); the exit code."""
+    folder is a scratch one its caller removes); the exit code. `started`: the console already said the
+    folder and what was resumed."""
     for note in o.notes:
         print(f"note: {note}", file=sys.stderr)
-    if o.resumed:
+    if o.resumed and not started:
         print(f"resuming {o.out}: {o.resumed} of {len(o.cells)} cells already done", file=sys.stderr)
     if o.shard:
         print(f"shard {o.shard}", file=sys.stderr)

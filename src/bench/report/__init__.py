@@ -16,7 +16,7 @@ from bench.report.figures import Painter
 from bench.harness.logs import read_jsonl
 from bench.results.store import load, not_measurable
 from bench.results.trace import Run
-from bench.report import data, figures, headline
+from bench.report import data, figures, headline, readings, screen
 from bench.report import calibration
 from bench.report import sections as S
 from bench.scoring.metric import CELLS
@@ -81,6 +81,8 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     scored, idle, mine_rows = rows_of(scored), rows_of(idle), rows_of(mine)
     colours = figures.Colours([*summary["strategy"], *scored["strategy"]])
     table = headline.table(scored)
+    screen.section(doc, summary, scored, table, paint, colours)
+    doc.h("Headline")
     cols, body = headline.shown(table)
     doc.table(Table(cols, body, ("One row per strategy and writer (`strategy · writer`: the writers' cells are "
                                  "never pooled); " if several > 1 else "One row per strategy; ") + "reference rows first (the oracle `full`, which ignores "
@@ -115,23 +117,24 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                                                     "above, whatever it did."))
 
     doc.h("The sawtooth")
-    doc.figure(paint(figures.sawtooth, S.sawtooth_series(records, compactions, main, cfg, several > 1),
+    series = S.sawtooth_series(records, compactions, main, cfg, several > 1)
+    doc.figure(paint(figures.sawtooth, series,
                                 "Tokens sent per agent request against request number, one panel per scenario "
                                 "(the headline's writer; a scenario's first window): the window (solid), the "
                                 "default trigger min(0.9 window, window - reserve - margin) (dotted; a strategy "
                                 "may set its own), and each compaction (a dot on the first request after it).",
-                                colours))
+                                colours), readings.sawtooth(series))
 
     doc.h("Strategies")
     per = data.by(scored, ["strategy"], quality + cost + ["cost_vs_full"])
     ccols = ["strategy", *data.present(per, cost + ["cost_vs_full"])]
     doc.table(Table(ccols, S.rows(per, ccols), "Tokens and cost: means per cell (one session)."))
     _intervals(doc, scored, quality, run_dir)
-    doc.figure(paint(figures.bars, per, "strategy", data.present(per, ["goal_retention", "constraint_fidelity",
-                                                                "fact_retention", "provenance_leakage"]),
+    drawn = data.present(per, ["goal_retention", "constraint_fidelity", "fact_retention", "provenance_leakage"])
+    doc.figure(paint(figures.bars, per, "strategy", drawn,
                             "quality", "Goal retention, constraint fidelity, fact retention (higher is better) "
                                        "and provenance leakage (lower is better): cell means per strategy.",
-                            colours=colours))
+                            colours=colours), readings.bars(per, "strategy", drawn, ("provenance_leakage",)))
     outcomes = data.compaction_outcomes(compactions)
     if not outcomes.empty:
         ocols = list(outcomes.columns)
@@ -143,18 +146,19 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     S.factorial(doc, data.headline(main)[0], cfg, quality)
 
     doc.h("Drift under repeated compaction")
-    doc.figure(paint(figures.drift, data.drift(mine_rows),
+    drifted = data.drift(mine_rows)
+    doc.figure(paint(figures.drift, drifted,
                              "Change in score since the cell's first check point (the first request after its "
                              "first compaction) against the number of compactions so far, in bins 1, 2, 3-4, "
                              "5-8, ...; averaged over cells, so a scenario's size or difficulty cancels out "
-                             "(from checks.csv).", colours))
+                             "(from checks.csv).", colours), readings.drift(drifted))
 
     doc.h("Cost against retention")
     _pareto(doc, table)
     doc.figure(paint(figures.scatter, scored, "cost_vs_full", "retention", "cost",
                                "One point per cell: its cost relative to `full` on the same scenario (1 = the "
                                "oracle's cost; dashed) against its mean retention (goal, constraints, facts).",
-                               colours, xline=1.0))
+                               colours, xline=1.0), readings.scatter(scored, "cost_vs_full", "retention"))
 
     doc.h("Prompt-cache hit rate by provider")
     grid = data.cache_grid(run_dir / "requests.jsonl", records, main, rows_of(main)["strategy"])
@@ -164,12 +168,12 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                                                     "(conf/cache/); the run itself used "
                                                     f"`{S.section(cfg, 'cache').get('name', '?')}`."))
         doc.figure(paint(figures.bars, grid, "strategy", gcols[1:], "cache", "Cache hit rate per strategy and provider.",
-                                colours=colours))
+                                colours=colours), readings.bars(grid, "strategy", gcols[1:]))
 
     doc.h("Per scenario")
     pivot = scored.pivot_table(index="scenario", columns="strategy", values="retention", aggfunc="mean", sort=False)
     doc.figure(paint(figures.heatmap, pivot, "scenarios", "Mean retention (goal, constraints, facts) per scenario and "
-                                                   "strategy (headline cells)."))
+                                                   "strategy (headline cells)."), readings.heatmap(pivot))
     kinds = data.constraint_kinds(mine_rows)
     if not kinds.empty:
         doc.h("Constraints by kind")

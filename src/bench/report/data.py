@@ -109,6 +109,20 @@ def robustness(df, metrics: list[str]):
     return pd.DataFrame(rows)
 
 
+def worst_harm(row: dict[str, Any], metrics) -> tuple[float, str, float] | None:
+    """A robustness row's largest harm (harm, metric label, change): the biggest drop of a higher-is-better
+    metric or rise of a lower-is-better one; `metrics`: (column, label, higher) triples."""
+    worst = None
+    for c, h, up in metrics:
+        ch = row.get(f"{c} change")
+        if ch is None or ch != ch or up is None:
+            continue
+        harm = -ch if up else ch
+        if worst is None or harm > worst[0]:
+            worst = (harm, h, ch)
+    return worst
+
+
 def retention(df):
     """Mean of the retention metrics a cell has (goal, constraints, facts): one number per cell."""
     cols = present(df, RETENTION)

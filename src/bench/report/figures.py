@@ -247,3 +247,34 @@ def lines(table, x: str, columns: list[str], name: str, caption: str, colours: C
     _legend_right(fig, *axes[0][0].get_legend_handles_labels())
     fig.tight_layout()
     return Figure(name, _png(fig), caption)
+
+
+def front(points, caption: str, colours: Colours, oracle: tuple[str, float, float] | None = None):
+    """Cost against knowledge, one marker per strategy (`points`: name, cost ×full, retention, on the front),
+    the Pareto front drawn as a step line through the strategies nothing beats on both; the oracle, which
+    ignores the window, as a grey reference marker."""
+    if not points:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    for name, x, y, on in points:
+        ax.scatter([x], [y], s=64 if on else 36, color=colours(name), marker=colours.marker(name), label=name,
+                   edgecolors="#000" if on else "none", linewidths=.8, zorder=3)
+    line = sorted((x, y) for _, x, y, on in points if on)
+    if line:
+        xs, ys = [line[0][0]], [line[0][1]]
+        for x, y in line[1:]:
+            xs += [x, x]
+            ys += [ys[-1], y]
+        ax.plot(xs, ys, color="#444", lw=1, ls="--", zorder=2, label="Pareto front")
+        for name, x, y, on in points:
+            if on:
+                ax.annotate(base_name(name), (x, y), textcoords="offset points", xytext=(5, -10), fontsize=7)
+    if oracle is not None:
+        ax.scatter([oracle[1]], [oracle[2]], color="#999", marker="*", s=90, label=f"{base_name(oracle[0])} (oracle; ignores the window)")
+    ax.set_xlabel("cost ×full (1 = the oracle's cost)")
+    ax.set_ylabel("mean retention (goal, constraints, facts)")
+    ax.set_ylim(-0.03, 1.05)
+    ax.grid(alpha=.3)
+    _legend_right(ax)
+    return Figure("front", _png(fig), caption)

@@ -205,14 +205,7 @@ def stress_findings(summary) -> list[str]:
     for writer, g in rob.groupby("writer", sort=True) if not rob.empty else ():
         parts = []
         for r in g.to_dict("records"):
-            worst = None
-            for c, h, higher in METRICS:
-                ch = r.get(f"{c} change")
-                if ch is None or ch != ch:
-                    continue
-                harm = -ch if higher else ch
-                if worst is None or harm > worst[0]:
-                    worst = (harm, h, ch)
+            worst = data.worst_harm(r, METRICS)
             if worst is not None:
                 parts.append(f"{r['strategy']} {worst[1]} {worst[2]:+.3f}" if worst[0] > 0 else
                              f"{r['strategy']} loses nothing")

@@ -11,7 +11,7 @@ from typing import Any
 
 from bench.errors import BadInput
 from bench.report.render import Doc, Table
-from bench.report import figures, headline
+from bench.report import figures, headline, readings
 from bench.results.trace import cells as run_cells
 from bench.harness.strategy import default_reserve, trigger_limit
 from bench.report.data import _count
@@ -278,4 +278,5 @@ def triggers(doc: Doc, scored, paint, colours) -> None:
                                              "retention columns beside the cost and the cache hit rate."))
     drawn = [c for c in cols if c in M.HIGHER or c in ("cost_usd", "cache_hit_rate")]
     doc.figure(paint(figures.lines, table, "trigger_at", drawn, "trigger_sweep",
-                     "Retention, cost and cache hit rate against trigger_at, one line per strategy.", colours))
+                     "Retention, cost and cache hit rate against trigger_at, one line per strategy.", colours),
+               readings.sweep(table, "trigger_at"))

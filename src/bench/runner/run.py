@@ -7,7 +7,7 @@ import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
@@ -26,6 +26,18 @@ from bench.runner.cells import Progress, run_cells
 from bench.runner.config import redact, redact_override
 from bench.runner.plan import Cell, out_dir, plan
 from bench.runner.settings import parse, result_changes
+
+
+class Watch(Protocol):
+    """What a console is told while a run goes: the folder and the work first (so a reader knows where to look
+    before the first cell ends), each finished cell, and each phase after the cells (a report can take a while).
+    The runner calls it; the CLI prints."""
+
+    def started(self, out: Path, todo: int, total: int) -> None: ...
+
+    def cell(self, n: int, total: int, cell: Cell, row: dict[str, Any]) -> None: ...
+
+    def phase(self, what: str) -> None: ...
 
 
 @dataclass
@@ -49,8 +61,10 @@ class Outcome:
         return 1 if self.errors or self.failures else 0
 
 
-def run(overrides: list[str], multirun: bool = False, progress: Progress | None = None) -> Outcome:
-    """Plan, run what the folder lacks, and write repeats.csv and the report."""
+def run(overrides: list[str], multirun: bool = False, progress: Progress | None = None,
+        watch: Watch | None = None) -> Outcome:
+    """Plan, run what the folder lacks, and write repeats.csv and the report. `watch` (else `progress`, one call
+    per finished cell) hears how it goes."""
     from omegaconf import OmegaConf
 
     cells, cfg, cfgs = plan(overrides, multirun)
@@ -83,7 +97,7 @@ def run(overrides: list[str], multirun: bool = False, progress: Progress | None 
         (out / "config.yaml").write_text(dump_yaml({**configs[0], "bench": _bench(),
                                                     "overrides": [redact_override(o) for o in overrides],
                                                     **({"sweep": configs} if len(configs) > 1 else {})}))
-        result = run_cells_in(out, cells, int(cfg.concurrency), progress, limits)
+        result = run_cells_in(out, cells, int(cfg.concurrency), progress, limits, watch)
         result.shard = f"{spec[0]}/{spec[1]}{f' (from {source})' if source else ''}" if spec else ""
         return result
     finally:
@@ -116,7 +130,7 @@ def _lock(out: Path):
 
 
 def run_cells_in(out: Path, cells: list[Cell], concurrency: int, progress: Progress | None = None,
-                 limits: Limits | None = None) -> Outcome:
+                 limits: Limits | None = None, watch: Watch | None = None) -> Outcome:
     """Run the cells `out` lacks (a row that is not whole is not a finished cell), then repeats.csv and
     the report."""
     result = Outcome(out, cells)
@@ -125,6 +139,9 @@ def run_cells_in(out: Path, cells: list[Cell], concurrency: int, progress: Progr
     prune_unfinished(out)   # drops lines of a cell interrupted before its summary row
     todo = [c for c in cells if c.key not in done]
     result.resumed = len(cells) - len(todo)
+    if watch is not None:
+        watch.started(out, len(todo), len(cells))
+        progress = watch.cell
     models: dict[str, Model] = {}
     real_cells = (limits or Limits()).cells or 4 * (limits or Limits()).in_flight
     result.rows, result.errors = run_stoppable(run_cells(todo, out, concurrency, progress, models, real_cells))
@@ -144,6 +161,8 @@ def run_cells_in(out: Path, cells: list[Cell], concurrency: int, progress: Progr
     summary = read_csv(out / "summary.csv")
     if summary:
         write_spread(out)
+        if watch is not None:
+            watch.phase("writing report")
         try:
             write_report(out, list({c.scenario.path: c.scenario for c in cells}.values()))
         except (OSError, BadInput) as exc:   # the cells are stored; only the report is missing
@@ -239,4 +258,4 @@ def _check_same_settings(path: Path, configs: list[dict]) -> None:
                        "use a new out= or the same settings to resume it")
 
 
-__all__ = ["run", "run_cells_in", "Outcome"]
+__all__ = ["run", "run_cells_in", "Outcome", "Watch"]
