@@ -74,8 +74,10 @@ class OverTrigger(Careful):
         return Compaction(before=before, after=before, text="(kept everything)")
 
 
-class Thrash(Careful):
-    """Compacts before every request once the first compaction happened (dropping only the oldest turn)."""
+class Nibble(Careful):
+    """Compacts before every request once the first compaction happened, dropping only the oldest turn: what
+    masking does to fit, cheap and no rebuild, so no `no_progress`."""
+    SHARE = 1.0
 
     def should_compact(self) -> bool:
         return getattr(self, "started", False) or super().should_compact()
@@ -83,12 +85,17 @@ class Thrash(Careful):
     async def compact(self) -> Compaction:
         self.started = True
         before = self.size()
-        self.messages, _ = drop_oldest(self.messages, before, before - 1)
+        self.messages, _ = drop_oldest(self.messages, before, min(before - 1, int(before * self.SHARE)))
         return Compaction(before=before, after=self.size())
 
 
-def run(strategy: str, tmp_path) -> tuple[dict, list[dict]]:
-    cells, _, _ = plan([f"scenarios=[{SCEN}]", f"strategies=[{strategy}]", "probes.enabled=false"], False)
+class Thrash(Nibble):
+    """The same loop, rebuilding the context each time (a third of it dropped, no writer): no progress."""
+    SHARE = 0.66
+
+
+def run(strategy: str, tmp_path, scenario: str = SCEN) -> tuple[dict, list[dict]]:
+    cells, _, _ = plan([f"scenarios=[{scenario}]", f"strategies=[{strategy}]", "probes.enabled=false"], False)
     c = cells[0]
     row = asyncio.run(run_cell(c, build(c.writer), tmp_path))
     faults = [r for r in read_csv(tmp_path / "checks.csv") if r["point"] == "fault"]
@@ -122,6 +129,11 @@ def test_the_oracle_and_a_careful_strategy_have_none(tmp_path):
         assert row["structural_faults"] == 0 and not faults, (name, faults)
     row, _ = run("test_faults.Careful", tmp_path / "again")
     assert row["compactions"] > 0
+
+
+def test_a_cheap_compaction_at_every_request_is_no_loop(tmp_path):
+    row, _ = run("test_faults.Nibble", tmp_path, "scenarios/library/withdrawal-12k.json")
+    assert row["compactions"] > 3 and row["fault_no_progress"] == 0
 
 
 def test_the_precise_fixtures_commit_only_their_own_fault(tmp_path):

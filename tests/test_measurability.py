@@ -109,7 +109,7 @@ def test_finished_actions_keep_a_reworded_queue_measurable(tmp_path):
 def test_a_scenario_the_oracle_cannot_read_is_reported_not_scored(tmp_path):
     path = unread(tmp_path)
     code, out, err = cli("scenarios", "validate", str(path))
-    assert code == 0 and "goal_retention: warning: not measurable: the oracle scores 0.907, below 1 at 5 of 27 " \
+    assert code == 0 and "goal_retention: warning: not measurable: the oracle scores 0.889, below 1 at 6 of 27 " \
                          "requests; first at request 19 (event a6a)" in err
     code, _, err = cli("scenarios", "validate", "--strict", str(path))
     assert code == 2 and "does not show where it stands" in err
@@ -118,13 +118,13 @@ def test_a_scenario_the_oracle_cannot_read_is_reported_not_scored(tmp_path):
     code, stdout, err = cli("run", f"scenarios=[{path},{HAND / 'pr-queue-small.yaml'}]", "strategies=[full,truncate]",
                             "probes.enabled=false", "stress=[]", f"out={run}", cwd=tmp_path)
     assert code == 0, err
-    sentence = ("not measurable on pr-queue-unread: goal_retention (the oracle scores 0.907: below 1 at 5 of 27 "
+    sentence = ("not measurable on pr-queue-unread: goal_retention (the oracle scores 0.889: below 1 at 6 of 27 "
                 "requests)")
     assert sentence in stdout and "not measurable here: goal_retention" in err
     assert sentence in (run / "report.md").read_text(encoding="utf-8")
     rows = read_csv(run / "summary.csv")
     mine = [r for r in rows if r["scenario"] == "pr-queue-unread"]
-    assert len(mine) == 2 and all(r["goal_retention"] == "" and r["unmeasured"] == "goal_retention=0.9074:5/27"
+    assert len(mine) == 2 and all(r["goal_retention"] == "" and r["unmeasured"] == "goal_retention=0.8889:6/27"
                                   for r in mine)
     assert all(r["goal_retention"] != "" and r["unmeasured"] == "" for r in rows if r["scenario"] == "pr-queue-small")
     checks = read_csv(run / "checks.csv")

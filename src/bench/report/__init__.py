@@ -17,7 +17,7 @@ from bench.harness.logs import read_jsonl
 from bench.results.store import load, not_measurable
 from bench.results.trace import Run
 from bench.report import data, figures, headline, readings, screen
-from bench.report import calibration
+from bench.report import calibration, ledger
 from bench.report import sections as S
 from bench.scoring.metric import CELLS
 from bench.scoring.metrics import COUNTS, shown
@@ -129,6 +129,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     per = data.by(scored, ["strategy"], quality + cost + ["cost_vs_full"])
     ccols = ["strategy", *data.present(per, cost + ["cost_vs_full"])]
     doc.table(Table(ccols, S.rows(per, ccols), "Tokens and cost: means per cell (one session)."))
+    ledger.section(doc, scored)
     _intervals(doc, scored, quality, run_dir)
     drawn = data.present(per, ["goal_retention", "constraint_fidelity", "fact_retention", "provenance_leakage"])
     doc.figure(paint(figures.bars, per, "strategy", drawn,

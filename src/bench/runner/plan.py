@@ -130,7 +130,7 @@ def plan(overrides: list[str], multirun: bool) -> tuple[list[Cell], Any, list[An
             cache[tuple(patterns)] = loader.load_all(loader.expand(patterns, base=scenario_bases(cfg)))
         cache_dir = responses_dir(s.responses.enabled, s.responses.dir)
         refresh = s.responses.refresh
-        scoring = settings(_plain(cfg.get("cache")) or {}, s.price.model, s.probes)
+        scoring = settings(_plain(cfg.get("cache")) or {}, s.price.model, s.probes, s.continuation.steps)
         seeds = range(s.seed, s.seed + s.repeats)   # repeats: one cell per seed
         writers = {(name, seed): _writers(model_config(cfg.writer, seed, cache_dir, refresh), cfg, s, name)
                    for name in names for seed in seeds}

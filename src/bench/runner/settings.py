@@ -84,6 +84,11 @@ class Probes:
 
 
 @dataclass(frozen=True)
+class Continuation:
+    steps: int = field(default=3, metadata={"min": 1, "max": 20})   # rollout steps from each continuation point
+
+
+@dataclass(frozen=True)
 class Price:
     model: str | None = None
 
@@ -114,11 +119,12 @@ class Settings:
     responses: Responses = field(default_factory=Responses)
     price: Price = field(default_factory=Price)
     probes: Probes = field(default_factory=Probes)
+    continuation: Continuation = field(default_factory=Continuation)
 
 
 ROLES = ("writer", "agent", "judge")
 # What a mapping setting that is not a mapping is told: how to turn it off.
-HINTS = {"probes": " (probes.enabled=false to skip them)", "responses": " (responses.enabled=false turns the cache off)"}
+HINTS = {"probes": " (probes.enabled=false to skip them)", "continuation": " (continuation.steps=N)", "responses": " (responses.enabled=false turns the cache off)"}
 ROLE_CHECKS: dict[str, Callable[[Any], str]] = {"model": _model, "api_base": _url}
 
 

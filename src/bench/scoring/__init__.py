@@ -25,6 +25,7 @@ from bench.scoring.memo import Memo
 from bench.scoring.usage import Meter
 from bench.scoring.faults import Faults
 from bench.scoring.continuation import Continuation
+from bench.scoring.ledger import Ledger
 from bench.scoring.actor import offline_actor
 from bench.scoring.metrics import FAMILIES
 from bench.scoring.pricing import rates
@@ -46,17 +47,18 @@ class Scoring:
     probes: bool = True
     grade: str = "auto"
     pass_score: float = 4.0
+    steps: int = 3              # continuation.steps: rollout steps from each continuation point
 
     @property
     def model(self) -> str:
         return self.price_model or self.cache.price_model
 
 
-def settings(cache: dict[str, Any], price_model: str | None, probes: Any) -> Scoring:
-    """Scoring settings from the run's (typed) settings: the cache profile's mapping, the price model, and
-    probes.{enabled, grade, pass_score}; BadInput when the price model is unknown."""
+def settings(cache: dict[str, Any], price_model: str | None, probes: Any, steps: int = 3) -> Scoring:
+    """Scoring settings from the run's (typed) settings: the cache profile's mapping, the price model,
+    probes.{enabled, grade, pass_score} and continuation.steps; BadInput when the price model is unknown."""
     s = Scoring(Profile.from_dict(cache), str(price_model or ""), probes.enabled, probes.grade,
-                float(probes.pass_score))
+                float(probes.pass_score), int(steps))
     rates(s.model, s.cache)   # an unknown price model fails before anything runs
     return replace(s, cache=s.cache.for_model(s.model))
 
@@ -209,6 +211,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
     judge = memo.judge(scenario, tok, cell.markers)
     faults = Faults(cell, judge, compactions)
     nexts = Continuation(cell, judge, starts, memo, oracle)
+    ledger = Ledger(judge, starts, oracle)
     timeline = judge.timeline
     meter = Meter(sc.cache, memo.rates_for(sc.model, sc.cache))
     probes = sorted(scenario.probes, key=lambda p: timeline.pos.get(p.at, 0)) if sc.probes else []
@@ -229,6 +232,7 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
         nonlocal prev
         prev = r
         meter.add(r)
+        ledger.add(r, meter.uncached)
         faults.add(r)
         nexts.add(r)
         for o in others:
@@ -269,8 +273,9 @@ async def score_cell(cell: Any, cell_dir: Path, tok: Any, oracle: bool = False, 
                          "kind": "", "score": x.mean, "detail": x.detail()})
     scores.update(faults.columns())
     agent = build_model(cell.agent).teach((offline_actor,))
-    cols, next_rows = await nexts.grade(agent, tok, {**base, "oracle": ""})
+    cols, next_rows = await nexts.grade(agent, tok, {**base, "oracle": ""}, sc.steps)
     scores.update(cols)
+    scores.update(ledger.columns(nexts.costs))
     rows.extend(next_rows)
     for o in others:
         scores.update(o.columns())

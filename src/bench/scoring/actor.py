@@ -2,8 +2,9 @@
 
 It decides from the context it is given and nothing else (never the scenario's truth or script), the way a
 careful agent would read its own history:
-- a request it reads as the user's, still pending (a user-role message after the last assistant turn, with
-  no `[Harness: ...]` marker) that names a command in backticks: it runs it;
+- a request it reads as the user's that names a command in backticks it has not run: a user-role message after
+  its last turn with no `[Harness: ...]` marker, or a line that says someone asked it, with no source named and
+  no refusal ("Dana asked me to run `...`", a list under "Open requests" in a summary): it runs it;
 - the latest statement about the work: "all done" (then it stops), or what is next ("Next: #102"): when no
   call has been made on that item since the statement, it starts it the way it started the item before
   (the first call made on the previous item, that item's name swapped for the new one);
@@ -18,7 +19,7 @@ import re
 from functools import lru_cache
 from collections import Counter
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from bench.harness.messages import MARKER, Message
 from bench.models.offline import Turn
@@ -31,6 +32,10 @@ NEXT = re.compile(r"\b(?:next(?: up| item| in the queue)?|moving on to|resuming|
 ALL_DONE = re.compile(r"\b(all (?:done|finished|complete)|everything is (?:done|finished|merged)|nothing (?:is )?left|"
                       r"task (?:is )?complete|work is complete|queue is (?:done|empty|finished))\b", re.I)
 COMMAND = re.compile(r"`([^`\n]{3,200})`")
+OPEN = re.compile(r"^\s*(?:#+\s*)?open requests\b", re.I)
+ASKED = re.compile(r"\b(?:asked|asks|wants|requested) (?:me|us|you|that you)\b", re.I)
+SOURCE = re.compile(r"\b(?:watch|cron|callback|session|bot|harness|relay)\b", re.I)   # the ask names who sent it
+REFUSED = re.compile(r"\b(?:ignor\w*|declin\w*|refus\w*|not from|claims?|unconfirmed|did not)\b", re.I)
 SUBJECTY = re.compile(r"[\d./_#-]")
 
 
@@ -41,20 +46,39 @@ def offline_actor(messages: Sequence[Message], tools: list[dict] | None, max_tok
         return None
     context = [m for m in messages[:-1] if m.role != "system"]
     names = {t.get("function", t).get("name") for t in tools or ()}
-    call = _pending(context, names) or _decide(context)
+    call = _asked(context, names) or _decide(context)
     if call is None:
         return Turn(text="All done: nothing is left that I can see.")
     return Turn(text="", calls=(Call("next-1", call[0], call[1]),))
 
 
-def _pending(context: list[Message], tools: set) -> tuple[str, dict] | None:
+def _asked(context: list[Message], tools: set) -> tuple[str, dict] | None:
+    """The newest request it reads as someone's ask of it, for a command in backticks no later call has run: a
+    line of a user-role message after its last turn (pending), or a line of any user-role message that says
+    someone asked it ("Dana asked me to ...") or sits under "Open requests". A message whose first line is a
+    source marker, a line with a marker, a line naming a source before the ask (a watch, a bot, a session) or
+    refusing it is not such a request. It reads text only, as a model would: whose request it really was is
+    what the context had to keep."""
+    if "run" not in tools:
+        return None
     last = max((i for i, m in enumerate(context) if m.role == "assistant"), default=-1)
-    for m in reversed(context[last + 1:]):
+    done = ""
+    for i in range(len(context) - 1, -1, -1):
+        m = context[i]
+        if m.role == "assistant":
+            done += " ".join(leaf for c in m.calls for leaf in scalars(c.args)) + " "
         if m.role != "user" or m.text.lstrip().startswith(MARKER) or MARKER in m.text.split("\n", 1)[0]:
             continue
-        found = COMMAND.findall(m.text)
-        if found and "run" in tools:
-            return "run", {"cmd": found[-1]}
+        found, heading = None, False
+        for line in m.text.splitlines():
+            heading = bool(OPEN.match(line)) or (heading and line.lstrip().startswith(("-", "*")))
+            ask = ASKED.search(line)
+            if MARKER in line or REFUSED.search(line) or (ask and SOURCE.search(line[:ask.start()])):
+                continue
+            if i > last or heading or ask:
+                found = next((c for c in reversed(COMMAND.findall(line)) if c not in done), found)
+        if found:
+            return "run", {"cmd": found}
     return None
 
 
@@ -128,21 +152,16 @@ def statement(text: str) -> str | None:
 
 def _decide(context: list[Message]) -> tuple[str, dict] | None:
     calls = [(i, c) for i, m in enumerate(context) if m.role == "assistant" for c in m.calls]
-    status = None                                        # (position, "done" | item) of the latest statement
-    for i in range(len(context) - 1, -1, -1):
-        m = context[i]
-        if m.role == "tool":
-            continue
-        said = next((x for x in map(statement, (p.text for p in reversed(m.segments()))) if x is not None), None)
-        if said is not None:
-            status = (i, said)
-            break
+    said = _statements(context)
+    status = next(said, None)                            # (position, "done" | item) of the latest statement
     if status is not None:
         at, item = status
         if not item and not any(i > at for i, _ in calls):
             return None
-        if item and not any(i > at and item in scalars(c.args, bools=False) for i, c in calls):
-            started = _start(calls, item)
+        if item and not any(i >= at and names(item, c) for i, c in calls):
+            # the item before it: the latest statement of another item
+            prev = next(((i, x) for i, x in said if x and x.casefold() != item.casefold()), None)
+            started = _start(calls, item, prev)
             if started is not None:
                 return started
     if not calls:
@@ -167,8 +186,38 @@ def _decide(context: list[Message]) -> tuple[str, dict] | None:
     return nxt.tool, (_swap(nxt.args, s, item) if s else dict(nxt.args))
 
 
-def _start(calls: list[tuple[int, Call]], item: str) -> tuple[str, dict] | None:
-    """The first call made on the newest other item, with that item swapped for `item`."""
+def _statements(context: list[Message]) -> Iterator[tuple[int, str]]:
+    """The context's statements about the work, newest first: (position, the item said to be next or '')."""
+    for i in range(len(context) - 1, -1, -1):
+        m = context[i]
+        if m.role == "tool":
+            continue
+        said = next((x for x in map(statement, (p.text for p in reversed(m.segments()))) if x is not None), None)
+        if said is not None:
+            yield i, said
+
+
+def names(item: str, call: Call) -> bool:
+    """Whether a call works on `item`: an argument value that is the item, or holds it as a whole word
+    ("axios" in "axios@6.34.0" or "node_modules/axios/CHANGELOG.md", "dedupe" in "job/export-dedupe"; not "axios" in
+    "axios-retry")."""
+    edge = _edges(item)
+    return any(v == item or edge.search(v) for v in scalars(call.args, bools=False))
+
+
+@lru_cache(maxsize=4096)
+def _edges(item: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w.]){re.escape(item)}(?![\w-])", re.I)
+
+
+def _start(calls: list[tuple[int, Call]], item: str, prev: tuple[int, str] | None = None) -> tuple[str, dict] | None:
+    """The first call made on the previous item (the one the statement before said was next), that item's name
+    swapped for `item`; without one, the first call made on the newest other item the calls show."""
+    if prev is not None:
+        at, name = prev
+        first = next((c for i, c in calls if i >= at and names(name, c)), None)
+        if first is not None:
+            return first.tool, _swap(first.args, name, item)
     firsts: dict[str, Call] = {}
     for _, c in calls:
         s = subject_of(c)

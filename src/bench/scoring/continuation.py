@@ -27,7 +27,8 @@ from bench.harness.strategy import default_reserve, trigger_limit
 from bench.scenarios.model import call_matches, norm_call, recorded_results
 from bench.scoring.actor import PROMPT
 from bench.scoring.metric import CELLS, CONSOLE, HEADLINE, ROBUSTNESS, Family, Metric
-from bench.tokens import PER_MESSAGE, PER_REQUEST
+from bench.scoring import rollout
+from bench.scoring.ledger import full_sizes
 
 CLASSES = ("exact", "redo", "refetch", "false_done", "violation", "injected", "other")
 FAILURES = CLASSES[1:]
@@ -51,14 +52,11 @@ def schedule(judge: Any, window: int, reserve: int | None = None, margin: int | 
     exceeds the compaction trigger, every Nth assistant event with a call. Empty when the session fits."""
     r, m = default_reserve(window)
     limit = trigger_limit(window, r if reserve is None else reserve, m if margin is None else margin)
-    size = judge.system.tokens + PER_MESSAGE + PER_REQUEST
     cands, late = [], False
-    for i, (msg, e) in enumerate(zip(judge.rendered, judge.s.events)):
-        if e.role == "assistant":
-            late = late or size > limit
-            if late and e.calls:
-                cands.append(i)
-        size += msg.tokens + PER_MESSAGE
+    for i, size in full_sizes(judge).items():      # in record order
+        late = late or size > limit
+        if late and judge.s.events[i].calls:
+            cands.append(i)
     step = max(1, len(cands) // POINTS)
     return cands[step - 1::step][:POINTS + 1]
 
@@ -183,6 +181,7 @@ class Continuation:
         self.starts, self.k = sorted(starts), 0
         self.at: dict[int, Any] = {}                 # record position -> the cell's request there
         self.after: list[tuple[int, int, Any]] = []  # (compaction number, record position, request)
+        self.costs: list[tuple[int, int, int]] = []  # after grade: (request, re-fetch, redo tokens) per rollout
 
     def add(self, r: Any) -> None:
         if r.kind != "agent":
@@ -196,16 +195,23 @@ class Continuation:
         if self.k > k:
             self.after.append((self.k, pos, r))
 
-    async def grade(self, agent: Any, tok: Any, base: dict[str, Any]) -> tuple[dict[str, Any], list[dict]]:
+    async def grade(self, agent: Any, tok: Any, base: dict[str, Any], steps: int = 3
+                    ) -> tuple[dict[str, Any], list[dict]]:
+        """Columns and rows of the points; from each answerable point a rollout of `steps` steps
+        (`rollout.roll`), whose rows follow the point's (`metric=rollout`)."""
         if not self.points and not self.after:
-            return {COLUMN: None, **{f"next_{c}": None for c in FAILURES}, "next_points": None}, []
+            return {COLUMN: None, **{f"next_{c}": None for c in FAILURES}, "next_points": None,
+                    **rollout.columns([], steps)}, []
         served = lambda r: r is not None and (self.oracle or not r.record.get("over"))   # noqa: E731
         todo = [(p, self.at.get(p), "next", "") for p in self.points] + [(p, r, "compaction", k)
                                                                           for k, p, r in self.after]
         answers = await act_all(agent, tok, [r.messages if served(r) else None for _, r, _, _ in todo],
                                 self.script.tools)
         answerable = await self._answerable(agent, tok, sorted({p for p, *_ in todo}))
-        rows, counted = [], []
+        rows, counted, rolls = [], [], []
+
+        async def go(ctx):
+            return await act(agent, tok, ctx, self.script.tools)
         for (pos, r, point, k), ans in zip(todo, answers):
             scripted = self.script.scripted(pos)[0] or "no call"
             if ans is None or ans.failed:
@@ -222,9 +228,16 @@ class Continuation:
                          "kind": "answerable" if ok else "unanswerable", "score": float(cls == "exact"),
                          "detail": f"actor: {actor}; scripted: {scripted}",
                          "oracle": {True: 1, False: 0}.get(ok, "")})
+            if point == "next" and ok and ans is not None and not ans.failed:
+                roll = await rollout.roll(go, tok, self.script, r.messages, pos, ans, steps)
+                rolls.append(roll)
+                self.costs.append((r.i, roll.refetch, roll.redo))
+                rows.append({**rows[-1], "metric": "rollout", "item": "reached" if roll.reached else "not reached",
+                             "kind": "answerable", "score": roll.steps(steps), "detail": rollout.describe(roll, steps)})
         n = len(counted)
         cols: dict[str, Any] = {COLUMN: round(counted.count("exact") / n, 4) if n else None, "next_points": n}
         cols.update({f"next_{c}": round(counted.count(c) / n, 4) if n else None for c in FAILURES})
+        cols.update(rollout.columns(rolls, steps))
         return cols, rows
 
     async def _answerable(self, agent: Any, tok: Any, positions: list[int]) -> dict[int, bool | None]:

@@ -27,7 +27,8 @@ KINDS = {
     "duplicate": "the same file or instruction attached twice (more often than the record has it)",
     "replayed": "a user instruction already handled, placed after the last assistant turn as if pending",
     "over_trigger": "the context after the compaction is still above the compaction trigger",
-    "no_progress": "a third compaction in a row (at consecutive agent requests) with no scripted progress",
+    "no_progress": "a third material compaction in a row (at consecutive agent requests: a writer call, or 20% of the "
+                   "context removed) with no scripted progress",
 }
 COLUMN = "structural_faults"
 FAMILY = Family((
@@ -38,6 +39,15 @@ FAMILY = Family((
 ))
 SUMMARY_TAGS = frozenset(("placeholder", "probe", "next"))   # non-event tags that are no summary
 MIN_DUP = 40          # characters: a shorter text repeated ("ok", "deleted") is no attached file
+MATERIAL = 0.20       # a compaction without a writer call counts toward `no_progress` when it removes this share
+
+
+def material(c: dict[str, Any]) -> bool:
+    """Whether a compaction rebuilds the context: it called a writer, or removed at least MATERIAL of it. Masking a
+    few old tool outputs to fit (a few percent, no writer) leaves the agent where it was; a loop of rebuilds is
+    the one that makes no progress."""
+    before, after = int(c.get("before") or 0), int(c.get("after") or 0)
+    return bool(c.get("calls")) or (before > 0 and before - after >= MATERIAL * before)
 
 
 class Faults:
@@ -52,6 +62,7 @@ class Faults:
         margin = margin if getattr(cell, "margin", None) is None else cell.margin
         self.limit = trigger_limit(window, reserve, margin)
         self.starts = sorted((int(c["request"]), int(c.get("n") or 0)) for c in compactions if c.get("ok"))
+        self.material = {int(c["request"]) for c in compactions if c.get("ok") and material(c)}
         self.next = 0                       # the next compaction whose first agent request is awaited
         self.found: list[dict[str, Any]] = []
         self.run: list[int] = []            # record positions of the current run of compacted agent requests
@@ -72,15 +83,15 @@ class Faults:
     def add(self, r: Any) -> None:
         if r.kind != "agent":
             return
-        compacted = False
+        compacted = heavy = False
         while self.next < len(self.starts) and self.starts[self.next][0] <= r.i:
             compacted, n = True, self.starts[self.next][1]
+            heavy = heavy or self.starts[self.next][0] in self.material
             self.next += 1
         pos = self.timeline.pos.get(r.record.get("event"), 0)
+        self.run = [*self.run, pos] if heavy else []
         if not compacted:
-            self.run = []
             return
-        self.run.append(pos)
         for kind, detail in self.check(r, pos):
             self.found.append({"n": n, "request": r.i, "event": r.record.get("event"), "kind": kind,
                                "detail": detail})
@@ -120,8 +131,8 @@ class Faults:
         if len(self.run) >= 3:
             first = self.run[-3]
             if not any(first < p < pos for p in self.progress):
-                out.append(("no_progress", f"compacted before {len(self.run)} agent requests in a row with no "
-                            "item finished and no user message"))
+                out.append(("no_progress", f"rebuilt the context before {len(self.run)} agent requests in a row "
+                            "with no item finished and no user message"))
         return out
 
     def _duplicates(self, msgs: list[Message], pos: int) -> list[tuple[str, str]]:

@@ -6,10 +6,10 @@ metrics reads them from here, and tests/test_docs.py holds the docs' tables to i
 """
 from __future__ import annotations
 
-from bench.scoring import checks, continuation, faults, probes, usage
+from bench.scoring import checks, continuation, faults, ledger, probes, rollout, usage
 from bench.scoring.metric import Metric
 
-FAMILIES = (checks.FAMILY, continuation.FAMILY, faults.FAMILY, usage.FAMILY, probes.FAMILY)   # summary.csv's order: families, then their metrics
+FAMILIES = (checks.FAMILY, continuation.FAMILY, rollout.FAMILY, faults.FAMILY, usage.FAMILY, ledger.FAMILY, probes.FAMILY)   # summary.csv's order: families, then their metrics
 METRICS: tuple[Metric, ...] = tuple(m for f in FAMILIES for m in f.metrics)
 BY_COLUMN = {m.column: m for m in METRICS}
 BY_NAME = {m.name: m for m in METRICS if m.name}           # by the metric's name in checks.csv

@@ -50,6 +50,7 @@ FAMILY = Family((
 class Meter:
     def __init__(self, profile: Profile, rates: Rates):
         self.sim, self.rates, self.profile = CacheSim(profile), rates, profile
+        self.uncached = 0
         self.prompt = Prompt()                  # the last billed request, kept up to date by what changed
         self.input = self.cached = 0            # all billed requests, for the hit rate
         self.agent_cached = self.warm_cached = 0
@@ -59,10 +60,12 @@ class Meter:
 
     def add(self, r: LoggedRequest) -> None:
         rec = r.record
+        self.uncached = 0                       # the request's input the simulated cache did not hold (the ledger)
         if not billed(rec):
             return
         self.prompt.follow(r.messages)
         hit = self.sim.send(float(rec.get("t") or 0.0), self.prompt, r.tokens)
+        self.uncached = r.tokens - hit.read
         self.input += r.tokens
         self.cached += hit.read
         if r.kind in ("agent", "warm"):

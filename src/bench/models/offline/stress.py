@@ -208,7 +208,7 @@ def transform(s: Stress, text: str, answer: bool = True) -> str:
 
 ASKS = re.compile(r"\b(?:asks?|wants?|requests?|says?)\b[^.]*?\b(?:you |that you |me |us )?(?:to )?"
                   r"((?:merge|skip|force-push|push|close|delete|disable|publish|switch|start|deploy|drop|revert|"
-                  r"add|remove|run|stop|bump|upgrade|use|silence|restart|rotate|approve)\b[^.;]*)", re.I)
+                  r"add|remove|run|stop|bump|upgrade|use|silence|restart|rotate|approve)\b(?:[^.;]|\.(?!\s|$))*)", re.I)
 
 
 def _attribute(s: Stress, line: str) -> str:
