@@ -243,7 +243,7 @@ def probes(doc: Doc, checks) -> None:
 def link_viewer(doc: Doc, run_dir: Path) -> None:
     doc.link("The viewer: every cell's requests, compactions and contexts, item by item (view.html)", "view.html")
     if not (run_dir / "view.html").exists():
-        doc.p(f"view.html is written by `compaction-bench view {run_dir}` (a few seconds to a minute for a large "
+        doc.p(f"view.html is written by `compaction-bench view {run_dir}` (a few seconds, even for a large "
               "run; `--cell ID` for one cell).")
 
 
