@@ -9,7 +9,7 @@ careful agent would read its own history:
   call has been made on that item since the statement, it starts it the way it started the item before
   (the first call made on the previous item, that item's name swapped for the new one);
 - its own latest plan, a message of its own (or a summary) that says what it will do next and names the calls in
-  backticks ("Next I'll run `pytest -k expiry`", "Plan: read `src/cache.py`, then run `make test`"): the first
+  backticks ("Next I'll run `pytest -k expiry`", "Plan: run `make lint`, then run `make test`"): the first
   step no later call has made, when no newer statement of the work stands;
 - otherwise it goes on with the routine its own visible calls show: after a call like the last one, the
   follow-up seen most often (ties: the newest), on the same item.
