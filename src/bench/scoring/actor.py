@@ -8,6 +8,9 @@ careful agent would read its own history:
 - the latest statement about the work: "all done" (then it stops), or what is next ("Next: #102"): when no
   call has been made on that item since the statement, it starts it the way it started the item before
   (the first call made on the previous item, that item's name swapped for the new one);
+- its own latest plan, a message of its own (or a summary) that says what it will do next and names the calls in
+  backticks ("Next I'll run `pytest -k expiry`", "Plan: run `make lint`, then run `make test`"): the first
+  step no later call has made, when no newer statement of the work stands;
 - otherwise it goes on with the routine its own visible calls show: after a call like the last one, the
   follow-up seen most often (ties: the newest), on the same item.
 A context that shows none of these gets no call. Its calls are only as good as what the context says:
@@ -37,6 +40,10 @@ ASKED = re.compile(r"\b(?:asked|asks|wants|requested) (?:me|us|you|that you)\b",
 SOURCE = re.compile(r"\b(?:watch|cron|callback|session|bot|harness|relay)\b", re.I)   # the ask names who sent it
 REFUSED = re.compile(r"\b(?:ignor\w*|declin\w*|refus\w*|not from|claims?|unconfirmed|did not)\b", re.I)
 SUBJECTY = re.compile(r"[\d./_#-]")
+PLAN = re.compile(r"\b(?:plan\b|next,? I(?:'ll| will)\b|then I(?:'ll| will)\b|"
+                  r"after (?:that|this),? I(?:'ll| will)\b)", re.I)   # the words that open its own plan
+STEP = re.compile(r"\b(run|read)\s+`([^`\n]{3,200})`", re.I)
+STEP_ARG = {"run": "cmd", "read": "path"}
 
 
 def offline_actor(messages: Sequence[Message], tools: list[dict] | None, max_tokens: int | None, tok: Any
@@ -46,7 +53,7 @@ def offline_actor(messages: Sequence[Message], tools: list[dict] | None, max_tok
         return None
     context = [m for m in messages[:-1] if m.role != "system"]
     names = {t.get("function", t).get("name") for t in tools or ()}
-    call = _asked(context, names) or _decide(context)
+    call = _asked(context, names) or _decide(context, names)
     if call is None:
         return Turn(text="All done: nothing is left that I can see.")
     return Turn(text="", calls=(Call("next-1", call[0], call[1]),))
@@ -150,10 +157,42 @@ def statement(text: str) -> str | None:
     return None
 
 
-def _decide(context: list[Message]) -> tuple[str, dict] | None:
+@lru_cache(maxsize=4096)
+def steps(text: str) -> tuple[tuple[str, str], ...]:
+    """The calls a text plans, in order: (tool, argument) for each "run `...`" / "read `...`" from the first words
+    that say what it will do next ("Plan:", "Next I'll", "then I'll") on; () for a text that plans nothing."""
+    if MARKER in text.split("\n", 1)[0]:
+        return ()
+    start = PLAN.search(text)
+    if start is None:
+        return ()
+    return tuple((tool.lower(), arg) for tool, arg in STEP.findall(text, start.start()))
+
+
+def _planned(context: list[Message], tools: set) -> tuple[int, tuple[str, dict] | None] | None:
+    """(position, call) of the newest message that plans calls: its first step no later call has made (None when
+    every step is made); None when no message plans any."""
+    for i in range(len(context) - 1, -1, -1):
+        m = context[i]
+        if m.role == "tool":
+            continue
+        planned = [(t, a) for t, a in steps(m.text) if t in tools or not tools]
+        if not planned:
+            continue
+        made = {leaf.casefold() for m2 in context[i:] if m2.role == "assistant" for c in m2.calls
+                for leaf in scalars(c.args)}
+        todo = next(((t, a) for t, a in planned if a.casefold() not in made), None)
+        return i, (todo[0], {STEP_ARG[todo[0]]: todo[1]}) if todo else None
+    return None
+
+
+def _decide(context: list[Message], tools: set | None = None) -> tuple[str, dict] | None:
     calls = [(i, c) for i, m in enumerate(context) if m.role == "assistant" for c in m.calls]
     said = _statements(context)
     status = next(said, None)                            # (position, "done" | item) of the latest statement
+    plan = _planned(context, tools or set())
+    if plan is not None and plan[1] is not None and (status is None or plan[0] >= status[0]):
+        return plan[1]
     if status is not None:
         at, item = status
         if not item and not any(i > at for i, _ in calls):
