@@ -165,7 +165,7 @@ STYLE = """body{font-family:system-ui,sans-serif;max-width:1180px;margin:1.5em a
 .wide{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:.9em}
 nav{font-size:.9em;line-height:1.6;border-bottom:1px solid #ddd;padding-bottom:.4em}nav a{white-space:nowrap}
 details>summary{cursor:pointer}details>summary h2{display:inline}section{margin-top:1em}
-.verdicts{font-size:.8em}.verdicts td,.verdicts th{padding:.15em .3em}.verdicts td{white-space:nowrap}
+.verdicts{font-size:.74em}.verdicts td,.verdicts th{padding:.15em .25em}.verdicts td{white-space:nowrap}
 td small{color:#555}.wide+p{font-size:.85em;color:#444}
 td.better{background:#e3f4e6}td.worse{background:#fbe3e0}td.tied{background:#f4f4f4}td.unmeasured{color:#888}
 p.reading{margin-top:-1em;font-size:.9em}figure{margin:0}

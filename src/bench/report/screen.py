@@ -40,16 +40,21 @@ def mark(d: D.Delta | None) -> Mark:
 
 
 def table(t, deltas: dict[str, dict[str, D.Delta]], cols: list[str], note: str, ident: str,
-          beside: tuple[list[str], dict[str, list[Any]]] = ([], {})) -> Table:
+          beside: tuple[list[str], dict[str, list[Any]]] = ([], {}),
+          ceiling: dict[str, dict[str, D.Delta]] | None = None) -> Table:
     """One row per strategy (its cells count is the headline's; a partial pairing says so in its cell), a
-    verdict cell per metric, then `beside`: (headers, per strategy its cells), the robustness columns."""
-    header = ["strategy", "cost ×full", *[D.label(m) for m in cols], *beside[0]]
+    verdict cell per metric, then `ceiling`'s retention (the gap to the oracle, so the first screen holds
+    both ends), then `beside`: (headers, per strategy its cells), the robustness columns."""
+    top = ["retention vs full"] if ceiling else []
+    header = ["strategy", "cost ×full", *[D.label(m) for m in cols], *top, *beside[0]]
     body = []
     for r in t.to_dict("records"):
         if r["strategy"] not in deltas:
             continue
+        gap = [mark(ceiling.get(r["strategy"], {}).get("retention"))] if ceiling else []
         extra = beside[1].get(D.base(r["strategy"]), [Mark("calls no writer", "calls no writer")] * len(beside[0]))
-        body.append([r["strategy"], r.get("cost_vs_full"), *[mark(deltas[r["strategy"]].get(m)) for m in cols], *extra])
+        body.append([r["strategy"], r.get("cost_vs_full"), *[mark(deltas[r["strategy"]].get(m)) for m in cols],
+                     *gap, *extra])
     return Table(header, [[None if v != v else v for v in row] for row in body], note, id=ident)
 
 
@@ -168,8 +173,10 @@ def section(doc: Doc, summary, scored, t, paint: Callable[..., Any], colours) ->
                         "(strategy minus truncate) and its 95% interval (bootstrap over scenarios, "
                         "bench/results/stats.py). ▲ better / ▼ worse when the whole interval is on one side of 0 "
                         "(for leakage, stale, revived and structural faults, lower is better), = tied otherwise; "
-                        "\"n of N cells\" when the strategy did not face every session the floor did."
-                        + several + (ROBUST_NOTE if beside[0] else ""), "versus-floor", beside))
+                        "\"n of N cells\" when the strategy did not face every session the floor did. "
+                        "\"retention vs full\": the same against the oracle (the ceiling; every metric against it "
+                        "is in the table below)."
+                        + several + (ROBUST_NOTE if beside[0] else ""), "versus-floor", beside, vs_full or None))
     if not beside[0]:
         doc.p(STRESS_HOW if not data.stressed(summary).any() else
               "Robustness was not measured in this run: its stress writers ran without `offline` cells of the same "
