@@ -7,7 +7,7 @@ from typing import Any
 from bench.cli.progress import Console
 from bench.cli.run_help import text as help_text
 from bench.errors import BadInput
-from bench.harness.model import Model
+from bench.harness.model import Model, is_stress
 from bench.report.headline import console
 from bench.results import failures
 from bench.results.store import format_table
@@ -97,15 +97,14 @@ def _failures(o: Outcome) -> list[str]:
         cells = failures.of_run(o.out)
     except BadInput as exc:
         return [f"(compactions.jsonl not read: {exc.problems[0]})"]
-    return failures.sentences(cells, stressed={str(r.get("writer")) for r in o.summary
-                                               if str(r.get("writer", "")).startswith("offline:")})
+    return failures.sentences(cells)
 
 
 def _alert(row: dict[str, Any]) -> str:
     """A cell's failures said even without verbose: a real writer's failed compactions and any writer's
     non-answers (a stress profile's failures are by design, and its sentence comes with the summary)."""
-    stressed = str(row.get("writer", "")).startswith("offline:")
-    return "; ".join(n for n in row.get("_failure_notes") or [] if n.startswith("NON-ANSWERS") or not stressed)
+    return "; ".join(n for n in row.get("_failure_notes") or []
+                     if n.startswith("NON-ANSWERS") or not is_stress(row.get("writer", "")))
 
 
 def _apart(rows: list[dict[str, Any]]) -> list[str]:

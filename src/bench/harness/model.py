@@ -37,7 +37,12 @@ class Reply:
 
 def is_offline(model: str) -> bool:
     """`offline`, or one of its stress profiles `offline:NAME`: deterministic, no network."""
-    return model == "offline" or model.startswith("offline:")
+    return model == "offline" or is_stress(model)
+
+
+def is_stress(model: str) -> bool:
+    """A stress profile `offline:NAME`: a stand-in that errs on purpose, so its failures are by design."""
+    return str(model).startswith("offline:")
 
 
 @dataclass(frozen=True)

@@ -95,8 +95,7 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
                      id="headline"))
     for sentence in headline.findings(table, idle, main, summary[~summary["strategy"].str.endswith(" (oracle)")]):
         doc.p(sentence)
-    stressed = {str(w) for w in summary["writer"].astype(str) if str(w).startswith("offline:")}
-    for sentence in failures.sentences(failures.read(compactions), stressed):   # failed compactions, non-answers
+    for sentence in failures.sentences(failures.read(compactions)):   # failed compactions, non-answers
         doc.p(sentence)
     for sentence in not_measurable(summary.to_dict("records")):
         doc.p(f"{sentence}: the oracle itself, which holds every event, does not score it, so the scorer cannot "

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from bench.harness.logs import KEY_COLUMNS, read_jsonl
+from bench.harness.model import is_stress
 
 
 @dataclass
@@ -94,10 +95,9 @@ def cell_note(c: CellFailures) -> list[str]:
     return notes
 
 
-def sentences(cells: dict[str, CellFailures], stressed: Iterable[str] = ()) -> list[str]:
-    """Per strategy and writer with failures, one sentence; then one per writer whose non-answers a cell was
-    answered with throughout. `stressed`: writers (offline:NAME) whose failures are by design, said as such."""
-    stressed = set(stressed)
+def sentences(cells: dict[str, CellFailures]) -> list[str]:
+    """Per strategy and writer with failures, one sentence (a stress profile's failures are by design, said as
+    such); then one per writer whose non-answers a cell was answered with throughout."""
     by: dict[tuple[str, str], list[CellFailures]] = {}
     for c in cells.values():
         by.setdefault((c.strategy(), c.writer()), []).append(c)
@@ -115,7 +115,7 @@ def sentences(cells: dict[str, CellFailures], stressed: Iterable[str] = ()) -> l
                 + (f"; the fallback ran instead ({_counts(fell)})" if fell else "")
                 + (f"; every compaction failed in {whole} of {len(group)} cells — their scores are the fallback's, "
                    "not the writer's" if whole else "") + ".")
-        if writer in stressed:
+        if is_stress(writer):
             text += " (under a stress profile)"
         out.append(text)
     flagged = [c for c in cells.values() if c.flagged]

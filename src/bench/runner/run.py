@@ -13,7 +13,7 @@ import yaml
 
 from bench import __version__
 from bench.errors import BadInput, run_stoppable
-from bench.harness.model import Model
+from bench.harness.model import Model, is_stress
 from bench.parsing import bounded_yaml, flatten
 from bench.report import write_report
 from bench.report.headline import git_commit
@@ -199,7 +199,7 @@ def _role_failures(rows: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
         if r.get("_non_answer_cell"):
             n[2].append("/".join(str(r.get(k)) for k in ("scenario", "strategy", "writer", "window", "seed")))
     for writer, (answered, nons, cells) in answers.items():
-        if answered and nons == answered and not writer.startswith("offline:"):
+        if answered and nons == answered and not is_stress(writer):
             out.append(f"writer {writer}: none of its answers did the task: all {answered} compactions it answered "
                        f"were answered with non-answers (cut at max_tokens, empty, a loop, a chat reply; "
                        f"compactions.jsonl calls[].non_answer says which)")
