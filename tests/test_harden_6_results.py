@@ -170,3 +170,41 @@ def test_a_log_record_holding_a_line_separator_survives_resume(tmp_path):
     path.write_text(text.replace('"strategy": "truncate"', '"strategy": "truncate", "note": "a\u2028b\x85c"', 1))
     before = path.read_text()
     assert prune_unfinished(out) == 0 and path.read_text() == before
+
+
+WORKER_HOLDS = """
+import fcntl, os, sys, time
+from bench.errors import forked_pool, private
+fh = private(open(sys.argv[1], "w"))
+fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+pool = forked_pool(1)
+print(pool.submit(os.getpid).result(), flush=True)
+pool.submit(time.sleep, 60)
+time.sleep(60)
+"""
+
+
+def test_a_killed_runs_workers_neither_hold_its_lock_nor_outlive_it(tmp_path):
+    """The CI failure this guards: a forked worker shared the run's flock, so after a SIGKILL the resumed
+    run was told another run was writing to the folder."""
+    import fcntl
+
+    lock = tmp_path / ".lock"
+    proc = subprocess.Popen([sys.executable, "-c", WORKER_HOLDS, str(lock)], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    worker = int(proc.stdout.readline())
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with lock.open("w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)     # free the moment the run is gone
+    deadline = time.time() + 30
+    while time.time() < deadline and os.path.exists(f"/proc/{worker}") and "Z" not in _state(worker):
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{worker}") or "Z" in _state(worker), "the worker outlived the run"
+
+
+def _state(pid: int) -> str:
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"

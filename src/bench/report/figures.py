@@ -10,6 +10,7 @@ import io
 import os
 from concurrent.futures import Future
 
+from bench.errors import forked_pool
 from bench.report.render import Figure
 
 # Okabe & Ito (2008) without black, then Paul Tol's "muted" scheme: 16 colours a colour-blind reader tells apart
@@ -70,10 +71,7 @@ class Painter:
             parallel = len(os.sched_getaffinity(0)) > 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) > 1
         self.pool = None
         if parallel:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+            self.pool = forked_pool(1)
             self.pool.submit(_plt)          # matplotlib imports there while the first tables are built
 
     def __call__(self, draw, *args, **kw) -> "Figure | Future | None":

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import multiprocessing
 import os
 import shutil
 import signal
@@ -20,7 +19,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable
 
-from bench.errors import BadInput
+from bench.errors import BadInput, forked_pool
 from bench.harness.logs import CELL_LOGS, read_jsonl
 from bench.harness.model import Model, ModelConfig, is_offline
 from bench.harness.replay import ReplayOptions, replay
@@ -243,7 +242,7 @@ def _pools(cells: list[Cell], concurrency: int) -> tuple[list[Any], list[list[Ce
     if split:
         for c in {(c.scenario.id, c.scenario.path, c.markers): c for g in order for c in g}.values():
             warm(MEMO, c.scenario, tokenizer(c.encoding), c.markers)
-    pools = [ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=_quiet_worker)
+    pools = [forked_pool(1, _quiet_worker)
              for _ in range(min(n, len(order)))]
     return pools, order
 

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import multiprocessing
 import os
 import shutil
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from bench.errors import BadInput
+from bench.errors import BadInput, forked_pool
 from bench.harness.logs import VERDICTS
 from bench.report import write_report
 from bench.results.repeats import write_spread
@@ -93,7 +91,7 @@ def _score_all(jobs: list[tuple[Cell, Path]]) -> list[tuple[dict[str, Any], list
     if workers < 2:
         return _score_group(jobs)
     order = sorted(groups.values(), key=len, reverse=True)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    with forked_pool(workers) as pool:
         done = list(pool.map(_score_group, [[jobs[i] for i in g] for g in order]))
     out: list[Any] = [None] * len(jobs)
     for g, scored in zip(order, done):

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import yaml
 
 from bench import __version__
-from bench.errors import BadInput, run_stoppable
+from bench.errors import BadInput, private, run_stoppable
 from bench.harness.model import Model, is_stress
 from bench.parsing import bounded_yaml, flatten
 from bench.report import write_report
@@ -117,10 +117,12 @@ def _bench() -> dict[str, str]:
 
 
 def _lock(out: Path):
-    """One run at a time per folder: two writers would interleave rows and scratch files."""
+    """One run at a time per folder: two writers would interleave rows and scratch files. Forked
+    workers close their copy of the lock (errors.private), so a killed run's workers cannot keep the
+    folder locked against the run that resumes it."""
     import fcntl
 
-    fh = (out / ".lock").open("w")
+    fh = private((out / ".lock").open("w"))
     try:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
