@@ -52,16 +52,18 @@ def replay(path: Path, out: Path, strategy: str = "full", target: str | None = N
     return asyncio.run(run_cell(c, build(c.writer), out / c.strategy))
 
 
-SESSIONS = [("claude-code", CLAUDE, ()), ("swe-agent", SWE, ()), ("openhands", OPENHANDS, ("--record", "0"))]
+# (format, file, arguments, the fewest facts it must give): the SWE-agent session leaves one lasting artifact, its fix
+# to fields.py (the reproduce.py it wrote is deleted again, so its edit is no fact)
+SESSIONS = [("claude-code", CLAUDE, (), 2), ("swe-agent", SWE, (), 1), ("openhands", OPENHANDS, ("--record", "0"), 2)]
 
 
-@pytest.mark.parametrize("fmt, src, extra", SESSIONS, ids=[s[0] for s in SESSIONS])
-def test_the_oracle_keeps_the_truth_and_dropping_tool_traffic_loses_the_artifact_trail(tmp_path, fmt, src, extra):
+@pytest.mark.parametrize("fmt, src, extra, facts", SESSIONS, ids=[s[0] for s in SESSIONS])
+def test_the_oracle_keeps_the_truth_and_dropping_tool_traffic_loses_the_artifact_trail(tmp_path, fmt, src, extra, facts):
     if not src.exists():
         pytest.skip("shared transcripts not available")
     path = imported(tmp_path, fmt, src, *extra)
     s = loader.load(path)
-    assert len(s.truth.facts) >= 2 and s.truth.constraints and s.truth.mission
+    assert len(s.truth.facts) >= facts and s.truth.constraints and s.truth.mission
     full = replay(path, tmp_path)
     assert full["fact_retention"] == 1.0 and full["constraint_fidelity"] == 1.0 and full["goal_retention"] == 1.0
     dropped = replay(path, tmp_path, target=f"{__name__}.DropTools")
@@ -190,8 +192,9 @@ def test_every_key_of_every_real_session_means_something(tmp_path):
             assert src.role == "tool" and U.cooccur(src.text, f.keys) and any(descriptive(k) for k in f.keys), f
         for m in t.mission:
             assert U.cooccur(events[m.from_].text, m.keys or (m.text,))
-    # facts need an anchor and a misused editing tool is no fact (issue 27): fewer, each about the work
-    assert totals["constraints"] >= 60 and totals["facts"] >= 20, totals
+    # facts need an anchor and a misused editing tool is no fact; a question, a consent and a restatement are no
+    # rule (issue 27): fewer, each about the work
+    assert totals["constraints"] >= 45 and totals["facts"] >= 20, totals
 
 
 def test_later_tasks_are_workstream_items_and_later_requirements_constraints():

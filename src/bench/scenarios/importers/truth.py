@@ -45,7 +45,12 @@ CONFIDENCE = {"ban": 0.85, "authorization": 0.8, "reporting": 0.75, "preference"
 FIRST_PERSON = re.compile(r"\bi(?:['’](?:m|ll|ve|d)| am| will| have| would)?(?:\s+\w+)?\s*$", re.I)
 # "should be" / "must have" after anything but you/we states how things are, not a rule.
 STATEMENT = re.compile(r"^\s*(?:be|have|been)\b", re.I)
-OWN_TASK = re.compile(r"\s+to\s+(?:modify|change|make|cancel|book|add|update|upgrade|know|ask|check|fix|get)\b", re.I)
+# Verbs that name a piece of work: what a request asks done ("add", "book"); after "I want to" the user's own task,
+# not how it is to be done. One list, read by REQUEST, ACTION and OWN_TASK.
+WORK_VERBS = (r"add|fix|implement|make|create|write|build|update|change|refactor|remove|delete|rename|review|migrate|port|find|"
+              r"investigate|debug|set up|configure|install|run|test|deploy|move|convert|improve|optimi[sz]e|support|replace|"
+              r"upgrade|clean|solve|resolve|cancel|book|modify|adjust|shift|switch|reschedule|rebook|exchange")
+OWN_TASK = re.compile(rf"\s+(?:also\s+)?to\s+(?:{WORK_VERBS}|know|ask|check|get)\b", re.I)
 # A later request that points back at something said before ("that flight", "this option", "help with it")
 # depends on it: not a task of its own.
 DEPENDENT = re.compile(r"\b(?:it|them)\b|\b(?:that|this|those|these)\s+(?!(?:is|are|was|were|will|would)\b)[a-z]", re.I)
@@ -68,28 +73,87 @@ CUES = (  # (kind, pattern); the earliest cue in a sentence decides, ties go to 
     ("preference", re.compile(
         r"\b(?:prefer|preferably|i'?d like|i would like|i'?d rather|i would rather|rather than|instead of|"
         r"i want|i don'?t want|i do not want|i'?m (?:fine|ok|okay) with|i am (?:fine|ok|okay) with|"
-        r"i'?m willing to|i am willing to|i don'?t care about)\b", re.I)),
+        r"i'?m willing to|i am willing to|i don'?t care about|as long as|(?:i|we) (?:don'?t|do not) need(?!\s+to\b))\b", re.I)),
     ("must", re.compile(
         r"\b(?:must|make sure|be sure to|ensure|always|need to|needs to|have to|has to|should|remember to|"
         r"it'?s important|is required|are required|required to)\b|^\W*only\b|\b(?:you|we) (?:can|may|should) only\b|"
         r"\bonly (?:use|touch|change|edit|modify|run|commit|merge|push|work|ask|come|report|if|when)\b|"
         r"\bplease (?:use|keep|follow|stick to|leave|stay|write|name|put)\b", re.I)),
 )
+# A permission of free choice ("any command you want"), one that only says how to do something ("by running
+# submit") and a consent ("go ahead and cancel it", any permission given in reply to the agent's question) grant
+# nothing a memory must keep, unless a limit bounds them ("but never push", "only on staging", "once CI is green").
+LIMIT = re.compile(r"\b(?:only|but|except|unless|as long as|provided|so long as|without|until|before|after|when|whenever|once|"
+                   r"never|not|no)\b|n't\b", re.I)
+FREE_CHOICE = re.compile(r"\b(?:any|anything|whatever|whichever|all)\b|\b(?:you|that you)\s+(?:want|need|like|wish)\b", re.I)
+MEANS = re.compile(r"\bby\s+(?:\w+\s+)?\w+ing\b", re.I)
+# A reporting cue is a standing rule when a condition says when to report ("let me know when CI is green", "ping me
+# before touching X"); followed by what to tell ("let me know the departure time", "how much is left") it is a
+# one-off question.
+CONDITION = re.compile(r"^\s*(?:\w+\s+){0,1}(?:when|whenever|if|before|after|once|as soon as|in case|each time|every time|"
+                       r"any time|anytime|should|unless|first)\b", re.I)
+# A must cue with nothing after it is elided: "edit all the files you need to and run ..." says nothing is required.
+ELIDED = re.compile(r"^\s*(?:[,.;:!?)]|and\b|or\b|$)", re.I)
+# A request phrased "please <verb>" stays an instruction inside a question ("Could you please use card 1234?").
+POLITE = re.compile(r"^please\s", re.I)
+
+
+def _is_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith("?")
+
+
+def _holds(kind: str, sentence: str, m: re.Match[str], reply: bool) -> bool:
+    """Whether a cue of `kind` at `m` makes `sentence` a standing rule (see LIMIT, CONDITION, ELIDED)."""
+    after = sentence[m.end():]
+    if kind == "authorization":   # a permission of free choice, of means or of consent holds only with a limit
+        consent = reply or m.group().lower().startswith("go ahead")
+        return bool(LIMIT.search(after)) or not (FREE_CHOICE.search(after) or MEANS.search(after) or consent)
+    if kind == "reporting":
+        return CONDITION.match(after) is not None and not _is_question(sentence)
+    if kind == "must":
+        if ELIDED.match(after):
+            return False
+        return not _is_question(sentence) or POLITE.match(m.group()) is not None
+    if kind == "preference":
+        return not _is_question(sentence)
+    return True
+
+
 # Words of the cues themselves: they say what kind of rule it is, not what it is about.
 CUE_WORDS = {"prefer", "preferably", "rather", "instead", "permission", "authorize", "authorise", "allowed", "report",
              "ensure", "required", "important", "remember", "sure", "free", "willing", "care", "avoid", "stop", "never",
              "always", "notify", "ping", "posted", "updated", "informed", "asking", "checking"}
 REQUEST = re.compile(
-    r"^\W*(?:(?:also|and|now|then|next|finally|ok|okay)[,:]?\s+)?(?:please\s+)?(?:add|fix|implement|make|create|write|build|update|change|refactor|remove|delete|rename|"
-    r"review|migrate|port|find|investigate|debug|set up|configure|install|run|test|deploy|move|convert|improve|"
-    r"optimi[sz]e|support|replace|upgrade|clean|solve|resolve|cancel|book)\b|\b(?:can|could|would) you\b|"
+    rf"^\W*(?:(?:also|and|now|then|next|finally|ok|okay)[,:]?\s+)?(?:please\s+)?(?:{WORK_VERBS})\b|\b(?:can|could|would) you\b|"
     r"\b(?:i|we) (?:need|want|would like|'d like)\b|\bi'd like\b|\bhelp me\b|\byour task\b|\bplease\b", re.I)
+# A later message's task asks for a piece of work: an imperative, "can you <verb>", "I'd like to <verb>". "I need the
+# fastest return trip" or "please proceed" says what the task in hand is to be, or approves it: no task of its own.
+ACTION = re.compile(
+    rf"^\W*(?:(?:also|and|now|then|next|finally|ok|okay|so)[,:]?\s+)?(?:please\s+)?(?:{WORK_VERBS})\b|"
+    rf"\b(?:can|could|would|will) you\s+(?:also\s+|please\s+)*(?:help me\s+)?(?:{WORK_VERBS})\b|"
+    rf"\b(?:i|we)(?:'d| would)?\s+(?:also\s+)?(?:like|want|wanted|need)\s+(?:you\s+)?to\s+(?:also\s+)?(?:{WORK_VERBS})\b",
+    re.I)
+# A later task that adds to what was asked says so ("also", "now ..."). One that does not is new only when it names
+# nothing the user said before and does not answer the agent's question: otherwise it clarifies the task in hand
+# ("I want to cancel the reservations IFOYYZ and NQNU5R" after "help me cancel a couple of reservations").
+ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|another|one more)\b|^\W*(?:now|next|then)\b", re.I)
+# A request that asks only for help or assistance with a thing, naming no work ("I need some help with my travel
+# plans"), is a preamble: the task is the request that follows it.
+HELP = re.compile(r"\b(?:help|assist|assistance)\b", re.I)
+GERUND = re.compile(r"\b(?:with|in)\s+\w{3,}ing\b", re.I)
+
+
+def preamble(sentence: str) -> bool:
+    return bool(HELP.search(sentence)) and not GERUND.search(sentence) and not re.search(rf"\b(?:{WORK_VERBS})\b", sentence, re.I)
+
+
 CLAUSE = U.SENTENCE   # the units' own sentence split, so keys chosen in one clause co-occur in one unit
 
 
-def cue(sentence: str) -> tuple[str, re.Match[str]] | None:
-    """The constraint kind of a sentence and where its cue is (the earliest cue; on a tie, the first
-    kind in CUES), or None when it carries no cue."""
+def cue(sentence: str, reply: bool = False) -> tuple[str, re.Match[str]] | None:
+    """The constraint kind of a sentence and where its cue is (the earliest cue that makes it a rule; on a tie, the
+    first kind in CUES), or None when it carries none: a permission without a limit, a question asking for
+    information, an elided "you need to" (`_holds`). `reply`: the sentence answers the agent's question."""
     best: tuple[int, int, str, re.Match[str]] | None = None
     for rank, (kind, pattern) in enumerate(CUES):
         for m in pattern.finditer(sentence):
@@ -103,6 +167,8 @@ def cue(sentence: str) -> tuple[str, re.Match[str]] | None:
             if (kind == "must" and m.group().lower() in ("should", "must") and STATEMENT.match(sentence[m.end():])
                     and not RULE_SUBJECT.search(before)):
                 continue   # "my profile should be under ...": a statement, not a rule
+            if not _holds(kind, sentence, m, reply):
+                continue
             if best is None or (m.start(), rank) < best[:2]:
                 best = (m.start(), rank, kind, m)
             break
@@ -226,12 +292,25 @@ def _fit(text: str, keys: list[str], clause: str | None = None, skip=lambda key:
     return keys
 
 
-def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dict[str, Any]]:
+# In a file of instructions every sentence is one: a rule needs no cue there when it is said as an imperative
+# ("Keep the v1 client importable") or of every one of something ("Each service keeps its public API unchanged").
+IMPERATIVE = re.compile(rf"^\W*(?:please\s+)?(?:{WORK_VERBS}|keep|leave|use|follow|stay|put|name|document|commit|push|"
+                        r"stick|target)\b", re.I)
+INVARIANT = re.compile(r"^\W*(?:each|every|all|no|none of|nothing|neither)\b", re.I)
+
+
+def constraints_of(ev: dict[str, Any], in_system=lambda term: False, reply: bool = False,
+                   instructions: bool = False) -> list[dict[str, Any]]:
     """The cue-bearing sentences of one user message (at most MAX_CONSTRAINTS_PER_MESSAGE); a sentence
-    the system prompt repeats is left out (it could never be lost)."""
+    the system prompt repeats is left out (it could never be lost). `reply`: the message answers the agent's
+    question (a permission in it is consent, `cue`). `instructions`: a line of a prompt file, whose imperative and
+    invariant sentences are rules too (IMPERATIVE, INVARIANT), a little less sure."""
     out = []
     for sentence in own_sentences(ev["text"]):
-        found = cue(sentence)
+        found = cue(sentence, reply)
+        if found is None and instructions and not _is_question(sentence):
+            said = IMPERATIVE.match(sentence) or INVARIANT.match(sentence)
+            found = ("must", said) if said else None
         if found is None:
             continue
         kind, m = found
@@ -241,7 +320,8 @@ def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dic
         clause, coff = _clause(quote, m.start() - off)
         after = max(0, m.end() - off - coff)
         keys = _fit(quote, keys_of(clause, after=after, skip=in_system), clause, in_system)
-        sure = CONFIDENCE[kind] - (0.15 if quote != sentence.strip() else 0) - (0.15 if not keys else 0)
+        sure = (CONFIDENCE[kind] - (0.15 if quote != sentence.strip() else 0) - (0.15 if not keys else 0)
+                - (0.1 if cue(sentence, reply) is None else 0))
         item = {"id": f"k-{ev['id']}-{len(out) + 1}", "from": ev["id"], "kind": kind, "quote": quote,
                 "confidence": round(sure, 2)}
         if keys:   # none when every content word is the system prompt's: then only the verbatim quote counts
@@ -252,6 +332,23 @@ def constraints_of(ev: dict[str, Any], in_system=lambda term: False) -> list[dic
     return out
 
 
+def _content(text: str) -> set[str]:
+    """The stems of a text's content words and identifiers: what two items must share to say the same thing."""
+    return {U.stem(w.lower()) if _word(w) else normalize(w) for w in keys_of(text, most=50)}
+
+
+def distinct(items: list[dict[str, Any]], said=lambda x: x.get("quote") or x.get("text") or "") -> list[dict[str, Any]]:
+    """`items` without restatements: an item whose content words all occur in one kept before it says it again
+    ("you can write a python script and run it" after "... but you can write scripts and run them")."""
+    kept: list[tuple[dict[str, Any], set[str]]] = []
+    for x in items:
+        words = _content(said(x))
+        if words and any(words <= seen for _, seen in kept):
+            continue
+        kept.append((x, words))
+    return [x for x, _ in kept]
+
+
 def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
                later: bool = False) -> dict[str, Any] | None:
     """The first request: the quoted task's title, else the first own sentence that asks for
@@ -260,14 +357,22 @@ def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
     text = ev["text"]
     title = None if later else task_title(text)
     sentences = own_sentences(text)
-    request = title or next((s for s in sentences if REQUEST.search(s) and not (later and (cue(s) or DEPENDENT.search(s)))),
-                            None)
+    if later:
+        request = next((s for s in sentences if ACTION.search(s) and not cue(s)
+                        and (ADDITIVE.search(s) or not DEPENDENT.search(s))), None)   # "also ... it" adds work
+    else:
+        asks = [s for s in sentences if REQUEST.search(s)]
+        request = title or next((s for s in asks if not preamble(s)), asks[0] if asks else None)
     sure = 0.9 if title else 0.8 if request else 0.4
     if request is None and not later:
         request = first_sentence(text)
     if not request:
         return None
     clause, _ = _clause(request, 0)
+    if later:   # the task is the verb phrase of the work asked for: "add one checked bag", not "I remembered that"
+        asked = ACTION.search(clause)
+        verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
+        clause = clause[asked.start() + verbs[-1].start():] if asked and verbs else clause
     keys = _fit(text, keys_of(clause, skip=in_system), clause, in_system)
     if later and keys:
         held = [u for u in U.units(text) if U.together(u, U.keys_of(keys))]
@@ -336,14 +441,16 @@ def file_mission(read: dict[str, Any], in_system) -> dict[str, Any] | None:
     return None
 
 
-def file_constraints(read: dict[str, Any], in_system) -> list[dict[str, Any]]:
+def file_constraints(read: dict[str, Any], in_system, mission: str = "") -> list[dict[str, Any]]:
     """The requirements of the prompt file the user pointed to, as constraints from the tool result that shows it
-    (each line read as the user's message would be), ids `k-<result>-<n>`; at most MAX_CONSTRAINTS_PER_MESSAGE x 2.
-    A little less sure than the user's own words: a file holds more boilerplate than a message."""
+    (each line read as an instruction: `constraints_of(instructions=True)`), ids `k-<result>-<n>`; at most
+    MAX_CONSTRAINTS_PER_MESSAGE x 2; the file's request (`mission`) is the mission, not a rule. A little less sure
+    than the user's own words: a file holds more boilerplate than a message."""
     out: list[dict[str, Any]] = []
     for line in _file_lines(read):
-        for c in constraints_of({"id": read["id"], "text": line}, in_system):
-            if len(out) >= 2 * MAX_CONSTRAINTS_PER_MESSAGE or any(c["quote"] == o["quote"] for o in out):
+        for c in constraints_of({"id": read["id"], "text": line}, in_system, instructions=True):
+            if (len(out) >= 2 * MAX_CONSTRAINTS_PER_MESSAGE or any(c["quote"] == o["quote"] for o in out)
+                    or c["quote"].strip() == mission.strip()):
                 continue
             out.append({**c, "id": f"k-{read['id']}-{len(out) + 1}", "confidence": round(c["confidence"] - 0.05, 2)})
     return out
@@ -618,9 +725,16 @@ def _failures(text: str, command: str | None, tail: str | None) -> list[tuple[fl
     return [(rank, line, m) for rank, _, line, m in found]
 
 
-def _failure_keys(line: str, m: re.Match[str], tail: str | None) -> list[str] | None:
-    """Keys for one failure line: its object (the call's path, the exception, an identifier) and a
-    descriptive phrase (the error's own words); None when the line has no such phrase."""
+# A name an error line quotes is what the error is about ('provided by "LLVM"', "package 'zlib'"), even when it looks
+# like a word.
+QUOTED_NAME = re.compile(r"[\"'`‘“]([A-Za-z][\w.+/:-]*)[\"'`’”]")
+
+
+def _failure_keys(line: str, m: re.Match[str], tail: str | None) -> tuple[list[str], bool] | None:
+    """Keys for one failure line: its object (the call's path, the exception, an identifier, else a name the line
+    quotes or the program a shell could not find) and a descriptive phrase (the error's own words); None when the
+    line has no such phrase. The flag says the object is named by its place in the line (an anchor, however
+    ordinary it looks)."""
     line = TOOL_ERROR_TAG.sub(" ", line) if "tool_use_error>" in line else line
     m = m.re.search(line) or m
     ident = tail if tail and normalize(tail) in normalize(line) else None
@@ -630,14 +744,17 @@ def _failure_keys(line: str, m: re.Match[str], tail: str | None) -> list[str] | 
         ident = m.group(1)                                   # the exception's name
     if ident is None:
         ident = (_identifier(message) if message else None) or _identifier(line)
-    if ident is None and m.re is SHELL_ERR:                  # "bash: ponyc: command not found"
+    named = False
+    if (ident is None or _shape(ident, False) < 2) and (q := QUOTED_NAME.search(line)) and not stop_word(q.group(1)):
+        ident, named = q.group(1), True
+    if (ident is None or _shape(ident, False) < 2) and m.re is SHELL_ERR:   # "bash: ponyc: command not found"
         fields = [f.strip() for f in line[:m.start()].split(":") if f.strip()]
         if len(fields) >= 2 and re.fullmatch(r"[\w.+-]+", fields[-1]):
-            ident = fields[-1]
+            ident, named = fields[-1], True
     skip = re.split(r"[/._:-]", ident) if ident else []
     phrase = None
     if m.re in PHRASED and descriptive(m.group(1)):
-        phrase = m.group(1)
+        phrase = m.group(1) if not stop_word(m.group(1)) else _phrase(line, skip=skip)   # "Could not find" says what?
     if phrase is None and message:
         phrase = _phrase(message, skip=skip)
     if phrase is None:
@@ -645,8 +762,8 @@ def _failure_keys(line: str, m: re.Match[str], tail: str | None) -> list[str] | 
     if not phrase:
         return None
     if ident and (normalize(ident) in normalize(phrase) or normalize(phrase) in normalize(ident)):
-        ident = None
-    return [k for k in (ident, phrase) if k]
+        ident, named = None, False
+    return [k for k in (ident, phrase) if k], named
 
 
 def _failure(text: str, command: str | None, tail: str | None) -> bool:
@@ -660,9 +777,9 @@ def _failure_fact(call: dict[str, Any], text: str, usable) -> list[str] | None:
     for rank, line, m in _failures(text, _command(call), tail):
         if rank < 3:
             break
-        keys = _failure_keys(line, m, tail)
-        if keys and usable(keys, text):
-            return keys
+        found = _failure_keys(line, m, tail)
+        if found and usable(found[0], text, found[1]):
+            return found[0]
     return None
 
 
@@ -672,18 +789,24 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
     calls = {c["id"]: c for ev in events for c in ev.get("calls") or ()}
     in_system = _mentioned(system)
 
-    def usable(keys: list[str], text: str) -> bool:
-        return (any(descriptive(k) for k in keys) and any(anchor(k) for k in keys)
+    def usable(keys: list[str], text: str, named: bool = False) -> bool:
+        return (any(descriptive(k) for k in keys) and (named or any(anchor(k) for k in keys))
                 and not any(stop_word(k) or in_system(k) for k in keys) and U.cooccur(text, keys))
 
     edits: dict[str, tuple[int, dict[str, Any]]] = {}
     failures: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
     for pos, ev in enumerate(events):
         call = calls.get(ev.get("call") or "") if ev["role"] == "tool" else None
-        if call is None or not ev["text"].strip():
+        if call is None:
             continue
+        for gone in _removed(call):   # a file the agent deleted afterwards: its edit is history, not state
+            for other in [p for p in edits if _same_file(p, gone)]:
+                del edits[other]
+        for made in _made(call):      # a path the agent created afterwards: "no such directory" is history
+            for nk in [k for k, (_, f) in failures.items() if "/" in f["keys"][0] and _same_file(made, f["keys"][0])]:
+                del failures[nk]
         text = ev["text"]
-        if MISUSE.search(text):
+        if not text.strip() or MISUSE.search(text):
             continue
         keys, edit_key = None, None
         if _is_edit(call) and not _failure(text, None, None):
@@ -700,6 +823,7 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
             for other in [p for p in edits if _same_file(p, edit_key)]:
                 del edits[other]   # one fact per file: its last edit
             edits[edit_key] = (pos, fact)
+
         else:
             nk = U.keys_of(keys)
             failures.pop(nk, None)
@@ -708,6 +832,24 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
     room = MAX_FACTS - len(kept)
     kept += sorted(failures.values(), key=lambda x: x[0])[-room:] if room > 0 else []
     return [f for _, f in sorted(kept, key=lambda x: x[0])]
+
+
+REMOVE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
+
+
+def _removed(call: dict[str, Any]) -> list[str]:
+    """The paths a shell command deletes (`rm a.py b.py`, `git rm -f x`)."""
+    command = _command(call) or ""
+    return [p for m in REMOVE.finditer(command) for p in m.group(2).split() if not p.startswith("-")]
+
+
+MAKE = re.compile(r"(?:^|[;&|]\s*)(?:mkdir|touch)\s+((?:-\S+\s+)*)([^;&|]+)")
+
+
+def _made(call: dict[str, Any]) -> list[str]:
+    """The paths a shell command creates (`mkdir -p a/b`, `touch x`)."""
+    command = _command(call) or ""
+    return [p for m in MAKE.finditer(command) for p in m.group(2).split() if not p.startswith("-")]
 
 
 def anchor(key: str) -> bool:
@@ -734,6 +876,13 @@ def _mentioned(system: str):
 # ---------------------------------------------------------------- all of it
 
 
+def _answers(ev: dict[str, Any], events: list[dict[str, Any]]) -> bool:
+    """The user's message answers a question the agent asked in its last message before it."""
+    at = next(i for i, e in enumerate(events) if e is ev)
+    last = next((e for e in reversed(events[:at]) if e["role"] == "assistant" and e["text"].strip()), None)
+    return last is not None and "?" in last["text"].strip()[-300:]
+
+
 def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, Any]:
     """Mission, the user's later tasks, constraints and facts of an imported session (see the module docstring)."""
     users = [ev for ev in events if ev["role"] == "user" and substantive(ev["text"])]
@@ -741,15 +890,32 @@ def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, An
     truth: dict[str, Any] = {}
     read = prompt_file(users[0], events) if users else None
     mission = (read and file_mission(read, in_system)) or (mission_of(users[0], in_system) if users else None)
+    start = 1
+    if mission and not read and preamble(mission["text"]) and len(users) > 1:
+        task = mission_of(users[1], in_system, "m1")
+        if task and task["confidence"] >= 0.8 and not preamble(task["text"]):
+            # "I need some help with my reservations." then "I need to cancel two of them.": the second asks
+            mission, start = {**task, "confidence": 0.7}, 2
     if mission:
         truth["mission"] = [mission]
-    tasks = [t for ev in users[1:] if (t := mission_of(ev, in_system, f"m-{ev['id']}", later=True))]
+    tasks = []
+    for i, ev in enumerate(users[start:], start):
+        task = mission_of(ev, in_system, f"m-{ev['id']}", later=True)
+        before = "\n".join(u["text"] for u in users[:i])
+        if task and (ADDITIVE.search(task["text"]) or not (_answers(ev, events)
+                                                            or any(U.mentions(before, k) for k in task["keys"]))):
+            tasks.append(task)   # one that adds to the work, or is new and unasked for: not a clarification (ADDITIVE)
     stream = tasks_workstream(tasks, events)
     if stream:
         truth["workstreams"] = [stream]
-    constraints = [c for ev in users for c in constraints_of(ev, in_system)]
+    constraints = [c for ev in users for c in constraints_of(ev, in_system, _answers(ev, events))]
     if read:   # the requirements of the prompt file the user pointed to are theirs too
-        constraints += file_constraints(read, in_system)
+        constraints += file_constraints(read, in_system, mission["text"] if mission else "")
+    # one item per requirement: a restatement is left out, and so is the mission's own sentence ("I'd like to rent
+    # a van" is the goal, not also a preference) unless it bans or asks for a report, which the goal does not hold
+    constraints = distinct(constraints)
+    goal = _content(mission["text"]) if mission else set()
+    constraints = [c for c in constraints if c["kind"] in ("ban", "reporting") or not _content(c["quote"]) <= goal]
     if constraints:
         truth["constraints"] = constraints
     facts = facts_of(events, system)

@@ -1,0 +1,168 @@
+"""What a sentence does decides what it gives an imported session's truth (issue 27): an imperative or a limited
+permission is a rule, a question asking for information or a consent in reply is not; a later request adds a task
+only when it adds work; a preamble is not the goal; a fact is about the state the session ends in. Synthetic text,
+one test per reading a careful reader disagreed with."""
+from __future__ import annotations
+
+from bench.scenarios.importers.truth import cue, derive_truth, facts_of
+
+
+def session(*turns: tuple[str, str]) -> list[dict]:
+    """Events from (role, text) pairs, ids u1.. / a1.. as the importers number them."""
+    n = {"user": 0, "assistant": 0}
+    out = []
+    for role, text in turns:
+        n[role] += 1
+        out.append({"id": f"{role[0]}{n[role]}", "role": role, "text": text})
+    return out
+
+
+def rules(truth: dict) -> list[tuple[str, str]]:
+    return [(c["kind"], c["quote"]) for c in truth.get("constraints", [])]
+
+
+def tasks(truth: dict) -> list[str]:
+    return [i["from"] for w in truth.get("workstreams", []) for i in w["items"]]
+
+
+def test_a_permission_is_a_rule_only_when_it_grants_something_bounded():
+    assert cue("You may deploy the docs site yourself.")[0] == "authorization"
+    assert cue("Feel free to rename helpers, but never touch the wire format.") is not None
+    for free in ("You can run any shell command you want to explore the tree.",    # free choice
+                 "Feel free to edit whatever files you need.",
+                 "You can finish the job by typing the finish command.",           # how to, not may
+                 "Go ahead and archive the old tickets."):                         # consent
+        assert cue(free) is None, free
+    assert cue("Go ahead and archive the old tickets once the export has finished.")[0] == "authorization"
+    # an elided "need to" ("the files you need to and ...") requires nothing
+    assert cue("Change every module you need to and rerun the checks you like.") is None
+
+
+def test_a_consent_in_reply_to_the_agents_question_is_no_standing_rule():
+    truth = derive_truth(session(("user", "Please archive the stale tickets in the Orion board."),
+                                 ("assistant", "I found 14 stale tickets. Shall I archive all of them?"),
+                                 ("user", "Yes, you can archive them all."),
+                                 ("assistant", "Archived.")))
+    assert rules(truth) == []
+    limited = derive_truth(session(("user", "Please archive the stale tickets in the Orion board."),
+                                   ("assistant", "Shall I archive them?"),
+                                   ("user", "Yes, you can archive them, but only the ones older than 2023."),
+                                   ("assistant", "Archived.")))
+    assert [k for k, _ in rules(limited)] == ["authorization"]
+
+
+def test_a_question_asking_for_information_is_not_a_reporting_rule():
+    assert cue("Could you let me know the opening hours of the Basel office?") is None
+    assert cue("Can you tell me how much credit is left on the voucher?") is None
+    assert cue("Can we ensure the invoices are processed?") is None
+    assert cue("Let me know before you delete any branch.")[0] == "reporting"
+    assert cue("Ping me when the nightly build turns green.")[0] == "reporting"
+    assert cue("Could you please use the voucher ending in 4417 first?")[0] == "must"   # a polite imperative
+
+
+def test_a_restated_requirement_is_one_item():
+    truth = derive_truth(session(
+        ("user", "Port the parser to Go. You cannot open an interactive shell here, but you can write Rust scripts "
+                 "and run them. Remember, you can write a Rust script and run it."),
+        ("assistant", "Porting.")))
+    assert [q for _, q in rules(truth)] == [
+        "You cannot open an interactive shell here, but you can write Rust scripts and run them."]
+
+
+def test_requirements_said_as_what_the_user_does_not_need_or_a_condition():
+    truth = derive_truth(session(
+        ("user", "I'd like to rent a van for Saturday in Lyon."),
+        ("assistant", "Which size?"),
+        ("user", "The medium one. I don't need the extra insurance for this rental."),
+        ("assistant", "Any pickup time?"),
+        ("user", "Any pickup time works as long as it is before noon."),
+        ("assistant", "Booked.")))
+    assert rules(truth) == [("preference", "I don't need the extra insurance for this rental."),
+                            ("preference", "Any pickup time works as long as it is before noon.")]
+    assert cue("You don't need to install the toolchain.") is None   # no need is no rule
+
+
+def test_a_clarification_is_not_a_later_task_and_an_added_request_is():
+    truth = derive_truth(session(
+        ("user", "I need to move my dentist appointments at the Elm Street clinic."),
+        ("assistant", "Which appointments?"),
+        ("user", "I want to move the appointments on 3 June and 10 June to the following week."),
+        ("assistant", "Done. Anything else?"),
+        ("user", "I also want to add a cleaning session to the 17 June visit."),
+        ("assistant", "Added."),
+        ("user", "Could you update the invoice address for my employer, Vantor GmbH?"),
+        ("assistant", "Updated.")))
+    assert truth["mission"][0]["from"] == "u1"
+    # u2 answers "which appointments?" about the appointments already asked for; u3 adds work ("also"); u4 asks for
+    # something new, unprompted
+    assert tasks(truth) == ["u3", "u4"]
+
+
+def test_a_new_request_out_of_the_blue_is_a_later_task():
+    truth = derive_truth(session(
+        ("user", "Refactor the billing loader."),
+        ("assistant", "Refactored the loader."),
+        ("user", "Please rename the Quorra module to quorra_core."),
+        ("assistant", "Renamed.")))
+    assert tasks(truth) == ["u2"]
+
+
+def test_a_preamble_is_not_the_goal():
+    same = derive_truth(session(("user", "Hello! I need some help with my gym membership. Can you help me with "
+                                         "freezing it for two months?"),
+                                ("assistant", "Sure.")))
+    assert same["mission"][0]["text"] == "Can you help me with freezing it for two months?"
+    later = derive_truth(session(("user", "Hi there! I need some assistance with my gym membership."),
+                                 ("assistant", "Of course, what do you need?"),
+                                 ("user", "I need to freeze my membership at the Dock Road branch for two months."),
+                                 ("assistant", "Frozen.")))
+    (m,) = later["mission"]
+    assert m["from"] == "u2" and m["text"].startswith("I need to freeze my membership")
+    assert "workstreams" not in later   # the request that replaced the preamble is the goal, not a later task
+
+
+def test_a_rule_in_a_file_of_instructions_needs_no_cue_word():
+    events = [{"id": "u1", "role": "user", "text": "Read BRIEF.md and do what it says."},
+              {"id": "a1", "role": "assistant", "text": "Reading it.", "calls": [
+                  {"id": "c1", "tool": "Read", "args": {"file_path": "/repo/BRIEF.md"}}]},
+              {"id": "r1", "role": "tool", "call": "c1", "text":
+                  "     1\t# Brief\n     2\tConvert the ledger exporter to write Parquet files.\n"
+                  "     3\tKeep the CSV writer importable for the nightly job.\n"
+                  "     4\tEvery exported file carries its schema version in the footer.\n"
+                  "     5\tThe exporter was written in 2019 by the data team.\n"},
+              {"id": "a2", "role": "assistant", "text": "Converting."}]
+    truth = derive_truth(events)
+    assert truth["mission"][0]["text"] == "Convert the ledger exporter to write Parquet files."
+    assert rules(truth) == [("must", "Keep the CSV writer importable for the nightly job."),
+                            ("must", "Every exported file carries its schema version in the footer.")]
+
+
+def _tool_session(*steps: tuple[dict, str]) -> list[dict]:
+    events = []
+    for n, (call, result) in enumerate(steps, 1):
+        events.append({"id": f"a{n}", "role": "assistant", "text": "", "calls": [{"id": f"c{n}", **call}]})
+        events.append({"id": f"r{n}", "role": "tool", "call": f"c{n}", "text": result})
+    return events
+
+
+def test_a_fact_is_about_the_state_the_session_ends_in():
+    events = _tool_session(
+        ({"tool": "bash", "args": {"command": "cd /srv/app/out/cache && ls"}}, "bash: cd: /srv/app/out/cache: No such file or directory"),
+        ({"tool": "str_replace_editor", "args": {"command": "create", "path": "/srv/app/probe_tz.py", "file_text": "x"}},
+         "File created successfully at: /srv/app/probe_tz.py"),
+        ({"tool": "str_replace_editor", "args": {"command": "create", "path": "/srv/app/tz/offsets.py", "file_text": "y"}},
+         "File created successfully at: /srv/app/tz/offsets.py"),
+        ({"tool": "bash", "args": {"command": "rm /srv/app/probe_tz.py && mkdir -p /srv/app/out/cache"}}, ""))
+    keys = [f["keys"][0] for f in facts_of(events)]
+    assert keys == ["tz/offsets.py"]   # the deleted probe and the directory made afterwards are history
+
+
+def test_an_error_names_what_it_is_about_by_its_place_in_the_line():
+    events = _tool_session(
+        ({"tool": "bash", "args": {"command": "zigc build.zig"}}, "bash: zigc: command not found"),
+        ({"tool": "bash", "args": {"command": "cmake -S . -B out"}},
+         'CMake Error at CMakeLists.txt:14 (find_package):\n  Could not find a package configuration file provided by '
+         '"Protobuf" with any of\n-- Configuring incomplete, errors occurred!'),
+        ({"tool": "bash", "args": {"command": "make"}}, "make: *** [all] Error 2"))
+    assert [f["keys"] for f in facts_of(events)] == [["zigc", "command not found"],
+                                                     ["Protobuf", "Could not find a package configuration"]]
