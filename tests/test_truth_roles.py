@@ -166,3 +166,16 @@ def test_an_error_names_what_it_is_about_by_its_place_in_the_line():
         ({"tool": "bash", "args": {"command": "make"}}, "make: *** [all] Error 2"))
     assert [f["keys"] for f in facts_of(events)] == [["zigc", "command not found"],
                                                      ["Protobuf", "Could not find a package configuration"]]
+
+
+def test_work_done_to_something_said_before_is_no_task_but_new_work_near_it_is():
+    truth = derive_truth(session(
+        ("user", "I need to repaint the garage at 14 Birch Lane."),
+        ("assistant", "Booked the painters for Friday."),
+        ("user", "Please move it to the weekend slot."),                                  # the same job, moved
+        ("assistant", "Moved to Saturday."),
+        ("user", "Could you upgrade the paint to the Dulux Trade range for that wall?"),   # new work: the paint
+        ("assistant", "Upgraded."),
+        ("user", "Alright, let's move on to replacing the gutter brackets."),             # moving on adds work
+        ("assistant", "Ordered the brackets.")))
+    assert tasks(truth) == ["u3", "u4"]

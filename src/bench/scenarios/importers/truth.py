@@ -3,10 +3,16 @@
 - **mission**: what the first substantive user message asks for — the request of a prompt file it points
   to and the agent read, else the title of the task it quotes (an issue or PR description), else its first
   sentence that makes a request; keys are content words of that one sentence.
-- **the user's later tasks**: one workstream whose items are the later messages' requests, each done where the
-  agent says so or the user moves on: what a memory must keep is the task in hand, not every task ever asked.
+  A request that only asks for help with a thing ("I need some help with my travel plans") is a preamble: the
+  request after it is the mission.
+- **the user's later tasks**: one workstream whose items are the later messages' requests for a piece of work
+  (ACTION), each done where the agent says so or the user moves on: what a memory must keep is the task in hand,
+  not every task ever asked. A request that does not say it adds work (ADDITIVE) and answers the agent's question
+  or names what the user said before clarifies the task in hand: no task.
 - **constraints** (also those of the prompt file the user pointed to): the user's own sentences that carry
-  a constraint cue (a ban, a must, a preference, an authorization, a reporting rule; `CUES`). The quote is the cue-bearing sentence,
+  a constraint cue (a ban, a must, a preference, an authorization, a reporting rule; `CUES`) whose role makes it a
+  rule (`_holds`: not a permission of free choice, means or consent, not a question asking for information, not an
+  elided "need to"); one item per requirement (`distinct`). The quote is the cue-bearing sentence,
   verbatim; keys are identifiers and content words of the clause holding the cue, never stop or
   filler words. Harness-made text, quoted blocks, code and pasted terminal lines are not the
   user's sentences (bench/text.py).
@@ -16,7 +22,8 @@
   path or identifier as it appears there plus a descriptive phrase of at least two ordinary words
   from the same line ("has been updated", "File created successfully", "No such file or
   directory", the error's message), so a bag of identifiers never satisfies it. A result with no
-  such line gives no fact. At most `MAX_FACTS` (edits at most `MAX_EDITS`), the most recent.
+  such line gives no fact. A fact is about the state the session ends in: a file deleted afterwards, or a missing
+  path created afterwards, gives none. At most `MAX_FACTS` (edits at most `MAX_EDITS`), the most recent.
 
 No key is a word the system prompt holds (the validator warns about such keys: the prompt is rebuilt
 for every request). A constraint whose content words are all the system prompt's keeps only its
@@ -51,8 +58,9 @@ WORK_VERBS = (r"add|fix|implement|make|create|write|build|update|change|refactor
               r"investigate|debug|set up|configure|install|run|test|deploy|move|convert|improve|optimi[sz]e|support|replace|"
               r"upgrade|clean|solve|resolve|cancel|book|modify|adjust|shift|switch|reschedule|rebook|exchange")
 OWN_TASK = re.compile(rf"\s+(?:also\s+)?to\s+(?:{WORK_VERBS}|know|ask|check|get)\b", re.I)
-# A later request that points back at something said before ("that flight", "this option", "help with it")
-# depends on it: not a task of its own.
+# A later request whose work is done to something said before ("book that flight", "move it to the 6th") depends on
+# it: not a task of its own. Only the verb's object counts (`_dependent`): "upgrade me to business for that segment"
+# asks for new work.
 DEPENDENT = re.compile(r"\b(?:it|them)\b|\b(?:that|this|those|these)\s+(?!(?:is|are|was|were|will|would)\b)[a-z]", re.I)
 NO_NEED = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|never)\s*$", re.I)
 RULE_SUBJECT = re.compile(r"\b(?:you|we)\s*$", re.I)
@@ -129,18 +137,31 @@ REQUEST = re.compile(
 # A later message's task asks for a piece of work: an imperative, "can you <verb>", "I'd like to <verb>". "I need the
 # fastest return trip" or "please proceed" says what the task in hand is to be, or approves it: no task of its own.
 ACTION = re.compile(
-    rf"^\W*(?:(?:also|and|now|then|next|finally|ok|okay|so)[,:]?\s+)?(?:please\s+)?(?:{WORK_VERBS})\b|"
+    rf"^\W*(?:(?:also|and|now|then|next|finally|ok|okay|so|alright)[,:]?\s+)?(?:please\s+|let'?s\s+(?:also\s+)?)?"
+    rf"(?:{WORK_VERBS})\b|"
     rf"\b(?:can|could|would|will) you\s+(?:also\s+|please\s+)*(?:help me\s+)?(?:{WORK_VERBS})\b|"
     rf"\b(?:i|we)(?:'d| would)?\s+(?:also\s+)?(?:like|want|wanted|need)\s+(?:you\s+)?to\s+(?:also\s+)?(?:{WORK_VERBS})\b",
     re.I)
 # A later task that adds to what was asked says so ("also", "now ..."). One that does not is new only when it names
 # nothing the user said before and does not answer the agent's question: otherwise it clarifies the task in hand
 # ("I want to cancel the reservations IFOYYZ and NQNU5R" after "help me cancel a couple of reservations").
-ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|another|one more)\b|^\W*(?:now|next|then)\b", re.I)
+ADDITIVE = re.compile(r"\b(?:also|too|as well|additionally|in addition|another|one more|move on to)\b|"
+                      r"^\W*(?:\w+,\s*)?(?:now|next|then)\b", re.I)
 # A request that asks only for help or assistance with a thing, naming no work ("I need some help with my travel
 # plans"), is a preamble: the task is the request that follows it.
 HELP = re.compile(r"\b(?:help|assist|assistance)\b", re.I)
 GERUND = re.compile(r"\b(?:with|in)\s+\w{3,}ing\b", re.I)
+
+
+def _dependent(sentence: str) -> bool:
+    """The work a request asks for is done to something said before: a pronoun or "that / this ..." in the three words
+    after its verb (its object), not further on."""
+    asked = ACTION.search(sentence)
+    verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
+    if not verbs:
+        return DEPENDENT.search(sentence) is not None
+    after = sentence[asked.start() + verbs[-1].end():]
+    return DEPENDENT.search(" ".join(after.split()[:3])) is not None
 
 
 def preamble(sentence: str) -> bool:
@@ -359,7 +380,7 @@ def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
     sentences = own_sentences(text)
     if later:
         request = next((s for s in sentences if ACTION.search(s) and not cue(s)
-                        and (ADDITIVE.search(s) or not DEPENDENT.search(s))), None)   # "also ... it" adds work
+                        and (ADDITIVE.search(s) or not _dependent(s))), None)   # "also ... it" adds work
     else:
         asks = [s for s in sentences if REQUEST.search(s)]
         request = title or next((s for s in asks if not preamble(s)), asks[0] if asks else None)
