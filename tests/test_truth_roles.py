@@ -49,6 +49,11 @@ def test_a_consent_in_reply_to_the_agents_question_is_no_standing_rule():
                                    ("user", "Yes, you can archive them, but only the ones older than 2023."),
                                    ("assistant", "Archived.")))
     assert [k for k, _ in rules(limited)] == ["authorization"]
+    agreed = derive_truth(session(("user", "Please renew the Kestrel hosting plan."),
+                                  ("assistant", "The renewal costs $40. Shall I renew it?"),
+                                  ("user", "Yes, I'd like to proceed with the renewal."),
+                                  ("assistant", "Renewed.")))
+    assert rules(agreed) == []
 
 
 def test_a_question_asking_for_information_is_not_a_reporting_rule():
@@ -58,6 +63,7 @@ def test_a_question_asking_for_information_is_not_a_reporting_rule():
     assert cue("Let me know before you delete any branch.")[0] == "reporting"
     assert cue("Ping me when the nightly build turns green.")[0] == "reporting"
     assert cue("Could you please use the voucher ending in 4417 first?")[0] == "must"   # a polite imperative
+    assert cue("Could you please make sure the two seats are together?")[0] == "must"
 
 
 def test_a_restated_requirement_is_one_item():
@@ -174,8 +180,10 @@ def test_work_done_to_something_said_before_is_no_task_but_new_work_near_it_is()
         ("assistant", "Booked the painters for Friday."),
         ("user", "Please move it to the weekend slot."),                                  # the same job, moved
         ("assistant", "Moved to Saturday."),
+        ("user", "Could you clean all of those panels with the pressure washer?"),          # the same job again
+        ("assistant", "Moved to Saturday."),
         ("user", "Could you upgrade the paint to the Dulux Trade range for that wall?"),   # new work: the paint
         ("assistant", "Upgraded."),
         ("user", "Alright, let's move on to replacing the gutter brackets."),             # moving on adds work
         ("assistant", "Ordered the brackets.")))
-    assert tasks(truth) == ["u3", "u4"]
+    assert tasks(truth) == ["u4", "u5"]

@@ -102,7 +102,8 @@ CONDITION = re.compile(r"^\s*(?:\w+\s+){0,1}(?:when|whenever|if|before|after|onc
                        r"any time|anytime|should|unless|first)\b", re.I)
 # A must cue with nothing after it is elided: "edit all the files you need to and run ..." says nothing is required.
 ELIDED = re.compile(r"^\s*(?:[,.;:!?)]|and\b|or\b|$)", re.I)
-# A request phrased "please <verb>" stays an instruction inside a question ("Could you please use card 1234?").
+# A request phrased "please <verb>" stays an instruction inside a question ("Could you please use card 1234?", "Could
+# you please make sure the seats are together?").
 POLITE = re.compile(r"^please\s", re.I)
 
 
@@ -118,10 +119,13 @@ def _holds(kind: str, sentence: str, m: re.Match[str], reply: bool) -> bool:
         return bool(LIMIT.search(after)) or not (FREE_CHOICE.search(after) or MEANS.search(after) or consent)
     if kind == "reporting":
         return CONDITION.match(after) is not None and not _is_question(sentence)
+    if reply and kind != "ban" and APPROVAL.search(after) and not LIMIT.search(after):
+        return False   # "Yes, I'd like to proceed with the upgrade.": consent to what the agent proposed
     if kind == "must":
         if ELIDED.match(after):
             return False
-        return not _is_question(sentence) or POLITE.match(m.group()) is not None
+        polite = POLITE.match(m.group()) or re.search(r"\bplease\s+$", sentence[:m.start()], re.I)
+        return not _is_question(sentence) or polite is not None
     if kind == "preference":
         return not _is_question(sentence)
     return True
@@ -154,14 +158,14 @@ GERUND = re.compile(r"\b(?:with|in)\s+\w{3,}ing\b", re.I)
 
 
 def _dependent(sentence: str) -> bool:
-    """The work a request asks for is done to something said before: a pronoun or "that / this ..." in the three words
-    after its verb (its object), not further on."""
+    """The work a request asks for is done to something said before: a pronoun or "that / this ..." in the four words
+    after its verb (its object: "cancel all of these reservations"), not further on."""
     asked = ACTION.search(sentence)
     verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
     if not verbs:
         return DEPENDENT.search(sentence) is not None
     after = sentence[asked.start() + verbs[-1].end():]
-    return DEPENDENT.search(" ".join(after.split()[:3])) is not None
+    return DEPENDENT.search(" ".join(after.split()[:4])) is not None
 
 
 def preamble(sentence: str) -> bool:
