@@ -187,3 +187,11 @@ def test_work_done_to_something_said_before_is_no_task_but_new_work_near_it_is()
         ("user", "Alright, let's move on to replacing the gutter brackets."),             # moving on adds work
         ("assistant", "Ordered the brackets.")))
     assert tasks(truth) == ["u4", "u5"]
+
+
+def test_a_reply_opening_with_an_answer_word_is_a_reply_wherever_the_question_was():
+    truth = derive_truth(session(("user", "Please renew the Kestrel hosting plan."),
+                                 ("assistant", "The yearly plan costs $40; tell me if you want it."),
+                                 ("user", "Sure, you can renew it yearly."),
+                                 ("assistant", "Renewed.")))
+    assert rules(truth) == []

@@ -902,10 +902,16 @@ def _mentioned(system: str):
 
 
 def _answers(ev: dict[str, Any], events: list[dict[str, Any]]) -> bool:
-    """The user's message answers a question the agent asked in its last message before it."""
+    """The user's message answers the agent: it opens with an answer word ("Yes, ...") or follows a question the agent
+    asked in its last message."""
+    if ANSWER.match(ev["text"]):
+        return True
     at = next(i for i, e in enumerate(events) if e is ev)
     last = next((e for e in reversed(events[:at]) if e["role"] == "assistant" and e["text"].strip()), None)
     return last is not None and "?" in last["text"].strip()[-300:]
+
+
+ANSWER = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok|okay|no|nope|correct|right|exactly)\b", re.I)
 
 
 def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, Any]:
