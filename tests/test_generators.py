@@ -55,3 +55,16 @@ def test_sizes_track_the_target():
     big = generate("injection-16k", seed=0, scale=1.0)
     assert small.tokens() < big.tokens()
     assert abs(big.tokens() - LIBRARY["injection-16k"].target) < 0.15 * LIBRARY["injection-16k"].target
+
+
+@pytest.mark.parametrize("name", [n for n, spec in sorted(LIBRARY.items()) if "migration" in spec.tags])
+def test_the_migration_decision_is_stated_once_early(name):
+    """Only the user's early message names the copy method: a later step that restated it ('Setting up logical
+    replication for auth.') would let a context of the recent steps alone keep the decision (issue 29)."""
+    data = generate(name, seed=0, scale=0.15).data()
+    events = data["events"]
+    for d in data["truth"]["decisions"]:
+        at = next(i for i, e in enumerate(events) if e["id"] == d["from"])
+        assert at < len(events) // 10
+        for key in d["keys"]:
+            assert [e["id"] for e in events if key.lower() in (e.get("text") or "").lower()] == [d["from"]]

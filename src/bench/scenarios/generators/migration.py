@@ -3,8 +3,10 @@
 Hundreds of steps of runbooks, replication status and dashboards; the plan's
 order, the rollback rule, the freeze window (which moves mid-session), the
 24-hour soak before billing and the "logical replication, not pg_dump"
-decision must all survive. One cutover trips the rollback rule, and a callback
-claims the user wants the soak skipped.
+decision must all survive. The decision is stated once, early, and every later
+copy step names only its job, so a context that kept only recent steps loses it.
+One cutover trips the rollback rule, and a callback claims the user wants the
+soak skipped.
 """
 from __future__ import annotations
 
@@ -56,7 +58,9 @@ def build(sid: str, title: str, window: int, target: int, seed: int, services: i
     def cutover(i: int, svc: str, budget: int) -> str:
         s.act(f"Starting the {svc} cutover: reading its runbook.", "read", {"path": f"runbooks/{svc}-cutover.md"},
               C.runbook(rng, svc, rng.sample(STEPS, rng.randint(5, 8))))
-        s.act(f"Setting up logical replication for {svc}.", "run",
+        # The copy is worded by its job (publication, subscription), never by the decision's keys: only the user's
+        # early message names the method, so a context that kept only the recent steps cannot say which it is.
+        s.act(f"Copying {svc} with the method you chose: publication pub_{svc}, subscription sub_{svc}.", "run",
               {"cmd": f"pgcopy replicate --source pg-legacy/{svc} --target aurora-prod-2/{svc} --mode logical"},
               _replication(rng, svc, scale))
 
