@@ -29,7 +29,8 @@ BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")     # a checkbox after i
 HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*:?|[^\n]{1,120}:)\s*$")
 MARKER_LINE = re.compile(r"^\s*\[harness:\s*[\w .-]+\]\s*$", re.I)
 MARKER_LEAD = re.compile(r"^\s*\[harness:\s*[\w .-]+\]", re.I)   # a line (or bullet) that opens with a label
-SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)")
+# a sentence ends at its stop and a space; in CJK text (script-aware) at a full-width stop, with no space after it
+SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])\s*(?=\S)")
 TABLE_ROW = re.compile(r"^\|.*\|$")
 STACK_FRAME = re.compile(r"^(?:at\s+\S.*?[\w./-]+:\d+|File \"[^\"]+\", line \d+)")
 TABLE_RULE = re.compile(r"^\|?[\s:|-]*-{3,}[\s:|-]*$")
@@ -95,9 +96,39 @@ LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*)\s*$")     # a label opens its lin
 # 'once it is fixed', 'not merged yet', 'Kofi wants #5338 merged'), not a report that the work is finished.
 NOT_YET = re.compile(r"\b(may|might|will|would|should|could|can|must|to|need|needs|not|never|yet|until|before|if|"
                      r"once|when|after|unless|whether|wants?|wanted|asks?|asked|expects?|wish(?:es)?)\b|n['’]t\b")
+# The same grammatical roles in the other languages summaries are written in (German, French, Spanish, Chinese,
+# Japanese): closed classes — negators, modals of obligation and permission, the conjunctions that bound a rule
+# in time, the focus particle 'only', the word 'rules' in a label — never a rule's vocabulary, so a rule restated
+# in another language keeps its kind by the same grammar. A Latin-script cue is read as a word; a CJK morpheme
+# has no spaces around it and is read where it stands (script-aware: no word boundary in CJK text).
+ROLES = {
+    "not": (r"nicht|kein\w*|nie|niemals|ohne|pas|jamais|aucun\w*|sans|nunca|jam[aá]s|ningun\w*|ningún|sin|"
+            r"tampoco|ni", r"不|没|別|别|勿|禁止|未经|未經|ない|ません|ず[にのともっ]|せず"),
+    "must": (r"muss|musst|müssen|soll|sollst|sollen|immer|jede[nmrs]?|doit|doivent|devez|dois|faut|toujours|chaque|"
+             r"debe|debes|deben|hay que|tienes que|tiene que|siempre|cada", r"必须|必須|务必|務必|一定|每|必ず|べき|なければ|こと[。.]?$|毎"),
+    "may": (r"darf|darfst|dürfen|kannst|erlaubt|peut|peux|pouvez|autoris\w*|puede|puedes|pueden|permitid\w*",
+            r"可以|允许|允許|てもよい|ても良い|てもいい|ていい|てよい"),
+    "bound": (r"bevor|vorher|bis|erst|zuerst|avant|jusqu['’]?(?:à|au)|d['’]abord|antes|hasta|primero",
+              r"之前|以前|直到|先|まで|前に|まず"),
+    "only": (r"nur|seulement|uniquement|solo|sólo|solamente|únicamente", r"只|仅|僅|だけ|のみ"),
+    "rules": (r"regeln?|règles?|reglas?|normas?", r"规则|規則|ルール|约束|制約"),
+    # a restriction softened into a wish: 'if possible', 'preferably', 'as far as possible'
+    "soft": (r"möglichst|wenn möglich|vorzugsweise|lieber|de préférence|si possible|autant que possible|"
+             r"preferiblemente|si es posible|en lo posible", r"尽量|盡量|尽可能|盡可能|最好|できれば|なるべく|できるだけ"),
+}
+
+
+def _roles(*names: str) -> str:
+    """A regex alternative for these roles in the other languages (`ROLES`): Latin cues as words, CJK ones bare."""
+    latin = "|".join(ROLES[n][0] for n in names)
+    cjk = "|".join(ROLES[n][1] for n in names)
+    return rf"\b(?:{latin})\b|(?:{cjk})"
+
+
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
-                      r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b")
+                      r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
+                      + "|" + _roles("not"))
 NEAR_NEGATION = re.compile(r"\b(not|no|never|neither|nor|nobody)\b|n['’]t\b")
 # A unit that refuses a request or reports it as someone's claim, rather than holding it as a task.
 REFUSAL = re.compile(r"\b(ignor\w*|refus\w*|reject\w*|declin\w*|disregard\w*|dismiss\w*|not acting|won['’]t act|"
@@ -347,10 +378,9 @@ def clause_of(u: "Unit", keys: Iterable) -> "Unit":
 SET_BEFORE = re.compile(r"(?:\b(?:instead of|rather than|over|against|not|rejected|ruled out|dropped|not chosen|"
                         r"no|never|vs\.?)\s*[:(]?\s*$)")
 SET_LABEL = re.compile(r"\b(?:rejected|ruled out|dropped|not chosen|rejected options?|against|instead of)\s*[:(]\s*$")
-# the same closed class in the other languages summaries are written in (German, Spanish, French, Chinese):
-# function words, not vocabulary, so a summary in another language sets an option aside the same way
-NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot|kein\w*|nicht|nie|niemals|nunca|jam[aá]s|sin|ni|sans|"
-                          r"jamais|pas)\b|n['’]t\b|[不没別别勿]")
+# the same closed class in the other languages summaries are written in (`ROLES`): function words, not
+# vocabulary, so a summary in another language sets an option aside the same way
+NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b|" + _roles("not"))
 AUX = (r"(?:(?:idea|option|proposal|plan|approach|switch|route|path|suggestion|transport)\s+)?"
        r"(?:(?:is|are|was|were|has|have|had|been|being|got|gets|also|then|already|now|can|could|should|shall|will|"
        r"would|must|may|might|does|do|did)\s+)*")
@@ -449,10 +479,12 @@ FILE_LINE = re.compile(r"^(?P<file>.*[a-z]\.[a-z]\w*):(?P<line>\d+)$")
 
 
 def _anchor_pattern(anchor: str) -> str:
-    """An anchor as a whole token; a path with a directory may stand as its file name (and line), and a
-    file's line may be written out ('lookup.ts line 58', 'lookup.ts, line 58' for 'geo/lookup.ts:58')."""
+    """An anchor as a whole token; a path with a directory may stand as its file name (and line), a
+    percentage may be typeset with a space before its sign, and a file's line may be written out ('lookup.ts line 58', 'lookup.ts, line 58' for 'geo/lookup.ts:58')."""
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
     alts = "|".join(re.escape(f) for f in forms)
+    if re.fullmatch(r"\d+(?:\.\d+)?%", anchor):      # a percentage as French and German typeset it: '2 %'
+        alts += "|" + re.escape(anchor[:-1]) + r"[ \u00a0\u202f]%"
     at = FILE_LINE.match(anchor)
     if at:
         files = "|".join(re.escape(FILE_LINE.match(f).group("file")) for f in forms)
@@ -635,7 +667,11 @@ RULE_CUES = {
     "authorization": r"may|can|allow\w*|ok to|okay to|fine to|free to|go ahead|permit\w*|permission|authori\w+|"
                      r"without asking|yourself|let me|let you|lets",
 }
-RULE = {k: re.compile(rf"\b(?:{v})\b" + (r"|n['’]t\b" if k in ("ban", "must") else "")) for k, v in RULE_CUES.items()}
+# each kind's own cues, and the roles that state it in another language
+KIND_ROLES = {"ban": ("not", "bound", "only", "must"), "must": ("must", "bound", "not", "only"),
+              "reporting": ("only",), "authorization": ("may",)}
+RULE = {k: re.compile(rf"\b(?:{v})\b" + (r"|n['’]t\b" if k in ("ban", "must") else "") + "|" + _roles(*KIND_ROLES[k]))
+        for k, v in RULE_CUES.items()}
 # A restriction lifted ('no need to wait', 'is no problem', 'right away'), for bans, musts and reporting rules.
 RELEASE = re.compile(r"\b(no need|needn['’]t|not necessary|not required|no longer|is fine|are fine|it['’]s fine|no problem|"
                      r"feel free|go ahead|right away|ok to|okay to|free to|optional|doesn['’]t matter|"
@@ -644,13 +680,14 @@ RELEASE = re.compile(r"\b(no need|needn['’]t|not necessary|not required|no lon
                      r"without waiting|no questions asked|before \w+ (?:is|are) up)\b")
 URGENT = re.compile(r"\b(?:immediately|right away|at once|straight away|asap|without delay)\b")
 # A heading or label that says what follows is a rule.
-RULE_HEAD = re.compile(r"\b(?:rules?|constraints?|requirements?|policy|policies|guardrails?|restrictions?|limits?|bans?|"
-                       r"musts?|don['’]ts|do not)\b[^␞:]{0,30}(?:␞|:)")
+RULE_HEAD = re.compile(r"(?:\b(?:rules?|constraints?|requirements?|policy|policies|guardrails?|restrictions?|limits?|bans?|"
+                       r"musts?|don['’]ts|do not)\b|" + _roles("rules") + r")[^␞:：]{0,30}(?:␞|:|：)")
 # A restriction softened into a wish ('try to avoid', 'preferably', 'usually', 'if possible'): a ban, must or
 # reporting rule hedged so is looser than the quote, unless the quote hedges alike.
 SOFTENED = re.compile(r"\b(try(?:ing)? (?:not )?to|preferabl[ey]|ideally|if (?:at all )?possible|where possible|"
                       r"when(?:ever)? possible|as (?:much|far) as possible|usually|generally|typically|mostly|"
-                      r"normally|when you can|if you can|might want to|it would be (?:nice|good|best)|best effort)\b")
+                      r"normally|when you can|if you can|might want to|it would be (?:nice|good|best)|best effort)\b|"
+                      + _roles("soft"))
 # An obligation the quote states outright ('must', 'have to', 'cannot'), which a paraphrase that only says
 # 'should' weakens into advice.
 OBLIGED = re.compile(r"\b(must|have to|has to|need(?:s)? to|required|requires?|cannot|can['’]t|may not|not allowed)\b")
