@@ -35,6 +35,40 @@ TABLE_ROW = re.compile(r"^\|.*\|$")
 STACK_FRAME = re.compile(r"^(?:at\s+\S.*?[\w./-]+:\d+|File \"[^\"]+\", line \d+)")
 TABLE_RULE = re.compile(r"^\|?[\s:|-]*-{3,}[\s:|-]*$")
 
+# The same grammatical roles in the other languages summaries are written in (German, French, Spanish, Chinese,
+# Japanese): closed classes — negators, modals of obligation and permission, the conjunctions that bound a rule
+# in time, the focus particle 'only', the word 'rules' in a label — never a rule's vocabulary, so a rule restated
+# in another language keeps its kind by the same grammar. A Latin-script cue is read as a word; a CJK morpheme
+# has no spaces around it and is read where it stands (script-aware: no word boundary in CJK text).
+ROLES = {
+    "not": (r"nicht|kein\w*|nie|niemals|ohne|pas|jamais|aucun\w*|sans|nunca|jam[aá]s|ningun\w*|ningún|sin|"
+            r"tampoco|ni", r"不|没|別|别|勿|禁止|未经|未經|ない|ません|ず[にのともっ]|せず"),
+    "must": (r"muss|musst|müssen|soll|sollst|sollen|immer|jede[nmrs]?|doit|doivent|devez|dois|faut|toujours|chaque|"
+             r"debe|debes|deben|hay que|tienes que|tiene que|siempre|cada", r"必须|必須|务必|務必|一定|每|必ず|べき|なければ|こと[。.]?$|毎"),
+    "may": (r"darf|darfst|dürfen|kannst|erlaubt|peut|peux|pouvez|autoris\w*|puede|puedes|pueden|permitid\w*",
+            r"可以|允许|允許|てもよい|ても良い|てもいい|ていい|てよい"),
+    "bound": (r"bevor|vorher|bis|erst|zuerst|avant|jusqu['’]?(?:à|au)|d['’]abord|antes|hasta|primero",
+              r"之前|以前|直到|先|まで|前に|まず"),
+    "only": (r"nur|seulement|uniquement|solo|sólo|solamente|únicamente", r"只|仅|僅|だけ|のみ"),
+    "rules": (r"regeln?|règles?|reglas?|normas?", r"规则|規則|ルール|约束|制約"),
+    # a restriction softened into a wish: 'if possible', 'preferably', 'as far as possible'
+    "soft": (r"möglichst|wenn möglich|vorzugsweise|lieber|de préférence|si possible|autant que possible|"
+             r"preferiblemente|si es posible|en lo posible", r"尽量|盡量|尽可能|盡可能|最好|できれば|なるべく|できるだけ"),
+    # where the work stands: a finished action's status, and the plan word or the aspect of work in progress
+    "done": (r"erledigt|fertig|abgeschlossen|termin[ée]e?s?|fini[es]?|hecho|terminad[oa]s?|completad[oa]s?|listos?",
+             r"(?<![未没不])(?:已完成|完成|做完|完了|済み|済)"),
+    "next": (r"nächste[nrs]?|als nächstes|jetzt|aktuell|prochaine?|ensuite|en cours|actuellement|siguiente|ahora|"
+             r"quedan?|en curso|actualmente", r"下一个|下一步|接下来|当前|目前|正在|次は|次に|現在|残り|进行中|進行中|実行中"),
+}
+
+
+def _roles(*names: str) -> str:
+    """A regex alternative for these roles in the other languages (`ROLES`): Latin cues as words, CJK ones bare."""
+    latin = "|".join(ROLES[n][0] for n in names)
+    cjk = "|".join(ROLES[n][1] for n in names)
+    return rf"\b(?:{latin})\b|(?:{cjk})"
+
+
 # An item the unit says has ended: withdrawn, replaced, no longer in force.
 # An honest history says so too: 'originally', 'at first', 'used to', 'taken back', a 'History:' label.
 ENDED = re.compile(r"\b(withdrawn|withdr[ae]w|withdraws|no longer|revoked?|rescinded|retracted|superseded|replaced|"
@@ -69,7 +103,7 @@ DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|r
                   r"handled|triaged|silenced|acknowledged|investigated|checked off|reviewed|approved|commented|"
                   r"requested changes|changes requested|signed off|released|deployed|rolled out|wrapped up|"
                   r"cleaned up|mitigated|left (?:a |the )?(?:review )?comments?|"
-                  r"moved on from|finished with|gone)\b|\[x\]|✅)")
+                  r"moved on from|finished with|gone)\b|\[x\]|✅)|" + _roles("done"))
 # A piece of work the unit says is the current or next one: a plan word, or the agent's present action on it
 # ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts'); 'next to' a noun phrase is beside it
 # ('an option next to the cursor'), 'next to review' is still the plan.
@@ -77,7 +111,7 @@ NEXT = re.compile(r"\b(next(?!\s+to\s+(?:the|a|an|it|its|each|one|this|that|our|
                   r"resum\w*|continu\w*|mov(?:e|es|ing) (?:on|to)|go(?:es|ing)? on with|proceed\w* (?:with|to)|"
                   r"switch\w* to|up next|begin\w*|pick\w* up|turn\w* to|underway|under way|looking at|"
                   r"where i left off|i['’]m on|i am on|we['’]re on|we are on|now on|remaining|still open|left to do)\b|"
-                  r"\bnow:")
+                  r"\bnow:|" + _roles("next"))
 # A sentence that opens with an action in progress ('Running address.spec.ts 50 times', 'Porting POST
 # /v1/webhooks') is the agent at work on the item it names first.
 DOING = re.compile(r"^(?:now\s+|i['’]m\s+|i am\s+|we['’]re\s+|currently\s+|i\s+|we\s+)?([a-z]+(?:ing|ed))\b"
@@ -96,35 +130,6 @@ LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*)\s*$")     # a label opens its lin
 # 'once it is fixed', 'not merged yet', 'Kofi wants #5338 merged'), not a report that the work is finished.
 NOT_YET = re.compile(r"\b(may|might|will|would|should|could|can|must|to|need|needs|not|never|yet|until|before|if|"
                      r"once|when|after|unless|whether|wants?|wanted|asks?|asked|expects?|wish(?:es)?)\b|n['’]t\b")
-# The same grammatical roles in the other languages summaries are written in (German, French, Spanish, Chinese,
-# Japanese): closed classes — negators, modals of obligation and permission, the conjunctions that bound a rule
-# in time, the focus particle 'only', the word 'rules' in a label — never a rule's vocabulary, so a rule restated
-# in another language keeps its kind by the same grammar. A Latin-script cue is read as a word; a CJK morpheme
-# has no spaces around it and is read where it stands (script-aware: no word boundary in CJK text).
-ROLES = {
-    "not": (r"nicht|kein\w*|nie|niemals|ohne|pas|jamais|aucun\w*|sans|nunca|jam[aá]s|ningun\w*|ningún|sin|"
-            r"tampoco|ni", r"不|没|別|别|勿|禁止|未经|未經|ない|ません|ず[にのともっ]|せず"),
-    "must": (r"muss|musst|müssen|soll|sollst|sollen|immer|jede[nmrs]?|doit|doivent|devez|dois|faut|toujours|chaque|"
-             r"debe|debes|deben|hay que|tienes que|tiene que|siempre|cada", r"必须|必須|务必|務必|一定|每|必ず|べき|なければ|こと[。.]?$|毎"),
-    "may": (r"darf|darfst|dürfen|kannst|erlaubt|peut|peux|pouvez|autoris\w*|puede|puedes|pueden|permitid\w*",
-            r"可以|允许|允許|てもよい|ても良い|てもいい|ていい|てよい"),
-    "bound": (r"bevor|vorher|bis|erst|zuerst|avant|jusqu['’]?(?:à|au)|d['’]abord|antes|hasta|primero",
-              r"之前|以前|直到|先|まで|前に|まず"),
-    "only": (r"nur|seulement|uniquement|solo|sólo|solamente|únicamente", r"只|仅|僅|だけ|のみ"),
-    "rules": (r"regeln?|règles?|reglas?|normas?", r"规则|規則|ルール|约束|制約"),
-    # a restriction softened into a wish: 'if possible', 'preferably', 'as far as possible'
-    "soft": (r"möglichst|wenn möglich|vorzugsweise|lieber|de préférence|si possible|autant que possible|"
-             r"preferiblemente|si es posible|en lo posible", r"尽量|盡量|尽可能|盡可能|最好|できれば|なるべく|できるだけ"),
-}
-
-
-def _roles(*names: str) -> str:
-    """A regex alternative for these roles in the other languages (`ROLES`): Latin cues as words, CJK ones bare."""
-    latin = "|".join(ROLES[n][0] for n in names)
-    cjk = "|".join(ROLES[n][1] for n in names)
-    return rf"\b(?:{latin})\b|(?:{cjk})"
-
-
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
                       r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
