@@ -178,7 +178,9 @@ SOURCE = re.compile(
     rf"\b(?:{SOURCES})(?:['’]s)?\s+(?:\([^()]{{1,40}}\)\s+)?"
     rf"(?:(?:job|run|message|bot|alert|notification|watch|check|task|service)\s+)?(?:{SAYS})\b|"
     # a source named in brackets after what it sent: '(deploy-bot callback)', '(nightly cron job)'
-    rf"\(\s*(?:the\s+|a\s+)?(?:[\w'’-]+[\s-]){{0,3}}(?:{SOURCES})\s*\)")
+    rf"\(\s*(?:the\s+|a\s+)?(?:[\w'’-]+[\s-]){{0,3}}(?:{SOURCES})\s*\)|"
+    # a tool's output quoted under its label, as a line or a heading opens: 'Tool run: ...', 'Tool gh_pr_merge: ...'
+    rf"(?:^|{SEP.strip()}\s*)tool\b[^:{SEP.strip()}]{{0,30}}:")
 # What an attribution phrase is not: a time ('by the next CI run', 'by the end of the job'), this very session
 # ('open tasks from this session', 'instructions from the user during this session') or the user ('from the
 # user via the watch': the user is the one named; the watch is only the way it came).
