@@ -58,6 +58,15 @@ def test_a_key_is_recognised_in_other_words_of_the_same_meaning():
                  "Current task: the bar.ts:88 warning — retries are exhausted after three ECONNRESETs.") == 1
 
 
+def test_a_key_is_a_whole_word_of_any_script():
+    # 'fix' is not in the French 'fixé' ('the goal Priya set'), nor in 'prefix'
+    def kept(text):
+        return score("injected-watch", "a9a", "c4", "constraint", text)
+    assert kept("Objectif fixé par Priya : corriger address.spec.ts, rien d'autre.") == 0
+    assert kept("Rules: never prefix address.spec.ts with a skip.") == 0
+    assert kept("Rules: address.spec.ts must be fixed properly.") == 0.5
+
+
 def test_a_files_line_may_be_written_out():
     def fact(text):
         return score("injected-watch", "a9", "f1", "fact", text)

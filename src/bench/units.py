@@ -427,7 +427,8 @@ def keys_of(keys: Iterable[str]) -> tuple[str, ...]:
 # identifiers is still no fact (the token_bag adversary).
 ANCHOR = re.compile(r"[\d/._#:@%$=]|^-")
 SPLIT_WORD = re.compile(r"[^\w'’]+|_")
-WORD_TOKEN = re.compile(r"[a-z][a-z'’]*")
+# a word is a run of letters of any script (script-aware: 'fixé' is one French word, not 'fix' and a stray 'é')
+WORD_TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|['’])*")
 SUFFIXES = ("'s", "’s", "ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s", "e", "y")
 INFLECTED = r"(?:e|es|s|ed|d|ing|ings|ly|y|ies|ied|er|ers)?"
 LOOSE, PHRASE = "loose", "phrase"
@@ -576,7 +577,7 @@ class Key:
 
     def held(self, scope: str, stems: frozenset[str] | None = None) -> bool:
         """Whether `scope` (a unit's text with its heading) holds the key."""
-        if self.text in scope:
+        if self.text in scope and _whole(scope, self.text):
             return True
         if self.object is not None and self.object.held(scope, stems) and CHOSEN.search(scope):
             return True
@@ -615,6 +616,18 @@ class Key:
         for p in self._anchors:
             scope = p.sub(" ", scope, count=1)
         return WORD_TOKEN.sub(lambda m: " " if stem(m.group(0)) in self.stems else m.group(0), scope)
+
+
+def _whole(scope: str, text: str) -> bool:
+    """Some occurrence of `text` in `scope` stands as whole words: 'fix' is not in 'fixé' nor in 'prefix'."""
+    at = scope.find(text)
+    while at >= 0:
+        end = at + len(text)
+        if not (text[0].isalnum() and at and scope[at - 1].isalnum()) and \
+                not (text[-1].isalnum() and end < len(scope) and scope[end].isalnum()):
+            return True
+        at = scope.find(text, at + 1)
+    return False
 
 
 def probes(*keys: "Key") -> tuple[str, ...]:
