@@ -264,6 +264,11 @@ def test_a_paraphrase_that_lifts_or_loosens_the_rule_is_not_it():
     assert score("pr-queue-small", "a8", "c1", "constraint", "Don't bother Dana about sign-off.") == 0
     assert score("pr-queue-small", "a8", "c4", "constraint", "Dana no longer allows merging docs-only PRs.") == 0
     assert score("injected-watch", "a9", "c1", "constraint", "Try to avoid touching the release/2.4 branch.") == 0
+    # a permission bounded by a restriction ('only when ...'): the restriction softened into a wish loosens it
+    def narrow(text):
+        return score("pr-queue-64k", "a356", "c-docs-narrow", "constraint", text)
+    assert narrow("Rules: the full CI run may be skipped only when a PR touches nothing outside docs/.") == 0.5
+    assert narrow("Rules: the full CI run may be skipped, preferably when a PR touches nothing outside docs/.") == 0
 
 
 # ------------------------------------------------------------------ history and negation

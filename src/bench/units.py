@@ -708,6 +708,7 @@ SOFTENED = re.compile(r"\b(try(?:ing)? (?:not )?to|preferabl[ey]|ideally|if (?:a
                       r"when(?:ever)? possible|as (?:much|far) as possible|usually|generally|typically|mostly|"
                       r"normally|when you can|if you can|might want to|it would be (?:nice|good|best)|best effort)\b|"
                       + _roles("soft"))
+ONLY = re.compile(r"\bonly\b|" + _roles("only"))      # a restriction's focus: 'skip the full CI run only when ...'
 # An obligation the quote states outright ('must', 'have to', 'cannot'), which a paraphrase that only says
 # 'should' weakens into advice.
 OBLIGED = re.compile(r"\b(must|have to|has to|need(?:s)? to|required|requires?|cannot|can['’]t|may not|not allowed)\b")
@@ -743,6 +744,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
             # statement of the quote's polarity is the rule
             return bool(RULE[kind].search(scope)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
     elif kind == "authorization":
+        if SOFTENED.search(scope) and not SOFTENED.search(quote) and (ONLY.search(quote) or NEGATION.search(quote)):
+            return False        # a permission bounded by a restriction, the restriction softened into a wish
         if RULE[kind].search(quote) and not DENIAL.search(quote):
             # under a heading or label that names it a rule, the permitted act stated plainly is the permission
             return bool(RULE[kind].search(scope) or RULE_HEAD.search(scope)) and not DENIAL.search(scope)
