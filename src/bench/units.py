@@ -727,9 +727,15 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     reporting cue of its own). This is a lexical reading: it tells a kept rule from a lost or turned one
     in the common phrasings, and a judged probe is what tests a paraphrase's meaning."""
     told = kind == "must" and any(imperative(scope, k) and imperative(quote, k) for k in keys)
+    # a must the quote gives as an order ('Fix it properly instead') has no must-word to compare: its paraphrase
+    # orders it too, says it with a cue of its kind, or stands under a rule's label — never by polarity alone
+    ordered = kind == "must" and any(imperative(quote, k) for k in keys)
     if keys:
         for k in keys:
             scope, quote = without(scope, k), without(quote, k)
+    # the kind's cue is read in the unit, not in the heading it sits under ('... oldest first' over a copied line
+    # is no 'first' of the rule's); a heading says what follows is a rule only by naming it so (RULE_HEAD)
+    body = scope.rsplit(SEP, 1)[-1]
     if kind in ("ban", "must", "reporting"):
         if SOFTENED.search(scope) and not SOFTENED.search(quote):
             return False        # loosened: 'Never merge billing/' kept as 'try to avoid merging billing/'
@@ -737,18 +743,18 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
             return False        # 'must' kept as 'should': advice, not the obligation
         if URGENT.search(quote):
             scope = URGENT.sub(" ", scope)      # 'roll back right away' says the quote's 'immediately'
-        if RULE[kind].search(quote) and not RELEASE.search(quote):
+        if RULE[kind].search(quote) and not RELEASE.search(quote) or ordered:
             if RELEASE.search(scope):
                 return False
             # under a heading or label that names it a rule ('Rules: byte-for-byte identical shapes'), a
             # statement of the quote's polarity is the rule
-            return bool(RULE[kind].search(scope)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
+            return bool(RULE[kind].search(body)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
     elif kind == "authorization":
         if SOFTENED.search(scope) and not SOFTENED.search(quote) and (ONLY.search(quote) or NEGATION.search(quote)):
             return False        # a permission bounded by a restriction, the restriction softened into a wish
         if RULE[kind].search(quote) and not DENIAL.search(quote):
             # under a heading or label that names it a rule, the permitted act stated plainly is the permission
-            return bool(RULE[kind].search(scope) or RULE_HEAD.search(scope)) and not DENIAL.search(scope)
+            return bool(RULE[kind].search(body) or RULE_HEAD.search(scope)) and not DENIAL.search(scope)
     elif kind == "preference" and not DENIAL.search(quote):
         return not DENIAL.search(scope)
     return polarity(scope) == polarity(quote)

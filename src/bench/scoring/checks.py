@@ -334,7 +334,7 @@ class Judge:
             same = lambda u: (u.sentence and quote not in u.scope and not U.ended(u.scope)   # noqa: E731
                               and U.same_rule(u.scope, kind, quote, keys))
             cue = U.RULE.get(kind)      # a kind without cues (a preference) is stated under a rule's heading only
-            stated = lambda u: same(u) and bool(cue and cue.search(u.scope) or U.RULE_HEAD.search(u.scope))  # noqa: E731
+            stated = lambda u: same(u) and bool(cue and cue.search(u.text) or U.RULE_HEAD.search(u.scope))  # noqa: E731
             if some(keys, same, mine, denials=False) or any(some(f, stated, mine, denials=False) for f in forms[1:]):
                 h.constraints[cid] = 0.5
                 h.held.add(cid)
