@@ -137,6 +137,14 @@ def test_position_in_another_language_is_read_by_its_status_and_plan_words():
     assert score("injected-watch", "a6", "w1", "goal", "cart.spec.ts、payment.spec.ts、address.spec.ts 已完成。") == 0
 
 
+def test_a_marker_without_an_item_is_said_of_the_clause_after_its_dash():
+    table = "| task | status |\n|---|---|\n| the three flaky specs | in progress — payment.spec.ts is the one |"
+    assert score("injected-watch", "a6", "w1", "goal", table) == 1
+    # the item it names must still be the right one, and a clause with its own marker speaks for itself
+    assert score("injected-watch", "a6", "w1", "goal", "Status: in progress — address.spec.ts is the one.") == 0
+    assert score("injected-watch", "a6", "w1", "goal", "Back to the specs where I left off - cart.spec.ts was fixed.") == 1
+
+
 def test_another_sources_listing_is_no_position_but_the_scenarios_own_finishing_event_is():
     listing = "Release bot: merged since Monday: cart.spec.ts (merged), payment.spec.ts (merged)."
     j = judge("injected-watch")

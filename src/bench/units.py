@@ -1151,6 +1151,14 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
             before = [f for f in found if lo <= f[0] and f[1] <= m.start()]
             if not after and not before:
                 before = [f for f in found if f[1] <= m.start()]
+                if not before:
+                    # nothing before it either: the next clause, when it has no marker of its own, says what it
+                    # is of ('in progress — reports is the last one'; '... where I left off - #5326 was merged'
+                    # speaks for itself)
+                    end = next((x.start() for x in TIE_BREAK.finditer(scope, hi + 1)), len(scope))
+                    tail = scope[hi:end]
+                    if not (DONE.search(tail) or NEXT.search(tail)):
+                        after = [f for f in found if hi <= f[0] < end][:1]
             near_after = min(after, key=lambda f: f[0] - m.end()) if after else None
             near_before = max(before, key=lambda f: f[1]) if before else None
             if kind == "done" and DONE_LABEL.match(scope[m.end():]) and LABEL_START.search(scope[:m.start()]):
