@@ -709,9 +709,9 @@ SOFTENED = re.compile(r"\b(try(?:ing)? (?:not )?to|preferabl[ey]|ideally|if (?:a
                       r"normally|when you can|if you can|might want to|it would be (?:nice|good|best)|best effort)\b|"
                       + _roles("soft"))
 ONLY = re.compile(r"\bonly\b|" + _roles("only"))      # a restriction's focus: 'skip the full CI run only when ...'
-# An obligation the quote states outright ('must', 'have to', 'cannot'), which a paraphrase that only says
-# 'should' weakens into advice.
-OBLIGED = re.compile(r"\b(must|have to|has to|need(?:s)? to|required|requires?|cannot|can['’]t|may not|not allowed)\b")
+# An obligation or a ban the quote states outright ('must', 'have to', 'cannot', 'never'), which a paraphrase
+# that only says 'should' weakens into advice ('Never delete volumes' kept as 'I should avoid deleting volumes').
+OBLIGED = re.compile(r"\b(must|have to|has to|need(?:s)? to|required|requires?|cannot|can['’]t|may not|not allowed|never)\b")
 # A permission or preference denied ('may not', "don't", 'avoid', 'instead of').
 DENIAL = re.compile(r"\b(may not|can['’]t|cannot|can not|not allowed|not permitted|no longer|never|must not|"
                     r"don['’]t|do not|avoid\w*|stop|no more|instead of|isn['’]t allowed)\b")
