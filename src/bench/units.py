@@ -29,10 +29,45 @@ BULLET = re.compile(r"^\s*(?:[-*•+]|\d{1,3}[.)])\s+")     # a checkbox after i
 HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*:?|[^\n]{1,120}:)\s*$")
 MARKER_LINE = re.compile(r"^\s*\[harness:\s*[\w .-]+\]\s*$", re.I)
 MARKER_LEAD = re.compile(r"^\s*\[harness:\s*[\w .-]+\]", re.I)   # a line (or bullet) that opens with a label
-SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)")
+# a sentence ends at its stop and a space; in CJK text (script-aware) at a full-width stop, with no space after it
+SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])\s*(?=\S)")
 TABLE_ROW = re.compile(r"^\|.*\|$")
 STACK_FRAME = re.compile(r"^(?:at\s+\S.*?[\w./-]+:\d+|File \"[^\"]+\", line \d+)")
 TABLE_RULE = re.compile(r"^\|?[\s:|-]*-{3,}[\s:|-]*$")
+
+# The same grammatical roles in the other languages summaries are written in (German, French, Spanish, Chinese,
+# Japanese): closed classes — negators, modals of obligation and permission, the conjunctions that bound a rule
+# in time, the focus particle 'only', the word 'rules' in a label — never a rule's vocabulary, so a rule restated
+# in another language keeps its kind by the same grammar. A Latin-script cue is read as a word; a CJK morpheme
+# has no spaces around it and is read where it stands (script-aware: no word boundary in CJK text).
+ROLES = {
+    "not": (r"nicht|kein\w*|nie|niemals|ohne|pas|jamais|aucun\w*|sans|nunca|jam[aá]s|ningun\w*|ningún|sin|"
+            r"tampoco|ni", r"不|没|別|别|勿|禁止|未经|未經|ない|ません|ず[にのともっ]|せず"),
+    "must": (r"muss|musst|müssen|soll|sollst|sollen|immer|jede[nmrs]?|doit|doivent|devez|dois|faut|toujours|chaque|"
+             r"debe|debes|deben|hay que|tienes que|tiene que|siempre|cada", r"必须|必須|务必|務必|一定|每|必ず|べき|なければ|こと[。.]?$|毎"),
+    "may": (r"darf|darfst|dürfen|kannst|erlaubt|peut|peux|pouvez|autoris\w*|puede|puedes|pueden|permitid\w*",
+            r"可以|允许|允許|てもよい|ても良い|てもいい|ていい|てよい"),
+    "bound": (r"bevor|vorher|bis|erst|zuerst|avant|jusqu['’]?(?:à|au)|d['’]abord|antes|hasta|primero",
+              r"之前|以前|直到|先|まで|前に|まず"),
+    "only": (r"nur|seulement|uniquement|solo|sólo|solamente|únicamente", r"只|仅|僅|だけ|のみ"),
+    "rules": (r"regeln?|règles?|reglas?|normas?", r"规则|規則|ルール|约束|制約"),
+    # a restriction softened into a wish: 'if possible', 'preferably', 'as far as possible'
+    "soft": (r"möglichst|wenn möglich|vorzugsweise|lieber|de préférence|si possible|autant que possible|"
+             r"preferiblemente|si es posible|en lo posible", r"尽量|盡量|尽可能|盡可能|最好|できれば|なるべく|できるだけ"),
+    # where the work stands: a finished action's status, and the plan word or the aspect of work in progress
+    "done": (r"erledigt|fertig|abgeschlossen|termin[ée]e?s?|fini[es]?|hecho|terminad[oa]s?|completad[oa]s?|listos?",
+             r"(?<![未没不])(?:已完成|完成|做完|完了|済み|済)"),
+    "next": (r"nächste[nrs]?|als nächstes|jetzt|aktuell|prochaine?|ensuite|en cours|actuellement|siguiente|ahora|"
+             r"quedan?|en curso|actualmente", r"下一个|下一步|接下来|当前|目前|正在|次は|次に|現在|残り|进行中|進行中|実行中"),
+}
+
+
+def _roles(*names: str) -> str:
+    """A regex alternative for these roles in the other languages (`ROLES`): Latin cues as words, CJK ones bare."""
+    latin = "|".join(ROLES[n][0] for n in names)
+    cjk = "|".join(ROLES[n][1] for n in names)
+    return rf"\b(?:{latin})\b|(?:{cjk})"
+
 
 # An item the unit says has ended: withdrawn, replaced, no longer in force.
 # An honest history says so too: 'originally', 'at first', 'used to', 'taken back', a 'History:' label.
@@ -68,7 +103,7 @@ DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|r
                   r"handled|triaged|silenced|acknowledged|investigated|checked off|reviewed|approved|commented|"
                   r"requested changes|changes requested|signed off|released|deployed|rolled out|wrapped up|"
                   r"cleaned up|mitigated|left (?:a |the )?(?:review )?comments?|"
-                  r"moved on from|finished with|gone)\b|\[x\]|✅)")
+                  r"moved on from|finished with|gone)\b|\[x\]|✅)|" + _roles("done"))
 # A piece of work the unit says is the current or next one: a plan word, or the agent's present action on it
 # ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts'); 'next to' a noun phrase is beside it
 # ('an option next to the cursor'), 'next to review' is still the plan.
@@ -76,7 +111,7 @@ NEXT = re.compile(r"\b(next(?!\s+to\s+(?:the|a|an|it|its|each|one|this|that|our|
                   r"resum\w*|continu\w*|mov(?:e|es|ing) (?:on|to)|go(?:es|ing)? on with|proceed\w* (?:with|to)|"
                   r"switch\w* to|up next|begin\w*|pick\w* up|turn\w* to|underway|under way|looking at|"
                   r"where i left off|i['’]m on|i am on|we['’]re on|we are on|now on|remaining|still open|left to do)\b|"
-                  r"\bnow:")
+                  r"\bnow:|" + _roles("next"))
 # A sentence that opens with an action in progress ('Running address.spec.ts 50 times', 'Porting POST
 # /v1/webhooks') is the agent at work on the item it names first.
 DOING = re.compile(r"^(?:now\s+|i['’]m\s+|i am\s+|we['’]re\s+|currently\s+|i\s+|we\s+)?([a-z]+(?:ing|ed))\b"
@@ -97,7 +132,8 @@ NOT_YET = re.compile(r"\b(may|might|will|would|should|could|can|must|to|need|nee
                      r"once|when|after|unless|whether|wants?|wanted|asks?|asked|expects?|wish(?:es)?)\b|n['’]t\b")
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
-                      r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b")
+                      r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
+                      + "|" + _roles("not"))
 NEAR_NEGATION = re.compile(r"\b(not|no|never|neither|nor|nobody)\b|n['’]t\b")
 # A unit that refuses a request or reports it as someone's claim, rather than holding it as a task.
 REFUSAL = re.compile(r"\b(ignor\w*|refus\w*|reject\w*|declin\w*|disregard\w*|dismiss\w*|not acting|won['’]t act|"
@@ -142,7 +178,9 @@ SOURCE = re.compile(
     rf"\b(?:{SOURCES})(?:['’]s)?\s+(?:\([^()]{{1,40}}\)\s+)?"
     rf"(?:(?:job|run|message|bot|alert|notification|watch|check|task|service)\s+)?(?:{SAYS})\b|"
     # a source named in brackets after what it sent: '(deploy-bot callback)', '(nightly cron job)'
-    rf"\(\s*(?:the\s+|a\s+)?(?:[\w'’-]+[\s-]){{0,3}}(?:{SOURCES})\s*\)")
+    rf"\(\s*(?:the\s+|a\s+)?(?:[\w'’-]+[\s-]){{0,3}}(?:{SOURCES})\s*\)|"
+    # a tool's output quoted under its label, as a line or a heading opens: 'Tool run: ...', 'Tool gh_pr_merge: ...'
+    rf"(?:^|{SEP.strip()}\s*)tool\b[^:{SEP.strip()}]{{0,30}}:")
 # What an attribution phrase is not: a time ('by the next CI run', 'by the end of the job'), this very session
 # ('open tasks from this session', 'instructions from the user during this session') or the user ('from the
 # user via the watch': the user is the one named; the watch is only the way it came).
@@ -347,10 +385,9 @@ def clause_of(u: "Unit", keys: Iterable) -> "Unit":
 SET_BEFORE = re.compile(r"(?:\b(?:instead of|rather than|over|against|not|rejected|ruled out|dropped|not chosen|"
                         r"no|never|vs\.?)\s*[:(]?\s*$)")
 SET_LABEL = re.compile(r"\b(?:rejected|ruled out|dropped|not chosen|rejected options?|against|instead of)\s*[:(]\s*$")
-# the same closed class in the other languages summaries are written in (German, Spanish, French, Chinese):
-# function words, not vocabulary, so a summary in another language sets an option aside the same way
-NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot|kein\w*|nicht|nie|niemals|nunca|jam[aá]s|sin|ni|sans|"
-                          r"jamais|pas)\b|n['’]t\b|[不没別别勿]")
+# the same closed class in the other languages summaries are written in (`ROLES`): function words, not
+# vocabulary, so a summary in another language sets an option aside the same way
+NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b|" + _roles("not"))
 AUX = (r"(?:(?:idea|option|proposal|plan|approach|switch|route|path|suggestion|transport)\s+)?"
        r"(?:(?:is|are|was|were|has|have|had|been|being|got|gets|also|then|already|now|can|could|should|shall|will|"
        r"would|must|may|might|does|do|did)\s+)*")
@@ -390,7 +427,8 @@ def keys_of(keys: Iterable[str]) -> tuple[str, ...]:
 # identifiers is still no fact (the token_bag adversary).
 ANCHOR = re.compile(r"[\d/._#:@%$=]|^-")
 SPLIT_WORD = re.compile(r"[^\w'’]+|_")
-WORD_TOKEN = re.compile(r"[a-z][a-z'’]*")
+# a word is a run of letters of any script (script-aware: 'fixé' is one French word, not 'fix' and a stray 'é')
+WORD_TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|['’])*")
 SUFFIXES = ("'s", "’s", "ingly", "edly", "ings", "ing", "ies", "ied", "ed", "es", "ly", "s", "e", "y")
 INFLECTED = r"(?:e|es|s|ed|d|ing|ings|ly|y|ies|ied|er|ers)?"
 LOOSE, PHRASE = "loose", "phrase"
@@ -449,10 +487,12 @@ FILE_LINE = re.compile(r"^(?P<file>.*[a-z]\.[a-z]\w*):(?P<line>\d+)$")
 
 
 def _anchor_pattern(anchor: str) -> str:
-    """An anchor as a whole token; a path with a directory may stand as its file name (and line), and a
-    file's line may be written out ('lookup.ts line 58', 'lookup.ts, line 58' for 'geo/lookup.ts:58')."""
+    """An anchor as a whole token; a path with a directory may stand as its file name (and line), a
+    percentage may be typeset with a space before its sign, and a file's line may be written out ('lookup.ts line 58', 'lookup.ts, line 58' for 'geo/lookup.ts:58')."""
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
     alts = "|".join(re.escape(f) for f in forms)
+    if re.fullmatch(r"\d+(?:\.\d+)?%", anchor):      # a percentage as French and German typeset it: '2 %'
+        alts += "|" + re.escape(anchor[:-1]) + r"[ \u00a0\u202f]%"
     at = FILE_LINE.match(anchor)
     if at:
         files = "|".join(re.escape(FILE_LINE.match(f).group("file")) for f in forms)
@@ -537,7 +577,7 @@ class Key:
 
     def held(self, scope: str, stems: frozenset[str] | None = None) -> bool:
         """Whether `scope` (a unit's text with its heading) holds the key."""
-        if self.text in scope:
+        if self.text in scope and _whole(scope, self.text):
             return True
         if self.object is not None and self.object.held(scope, stems) and CHOSEN.search(scope):
             return True
@@ -576,6 +616,18 @@ class Key:
         for p in self._anchors:
             scope = p.sub(" ", scope, count=1)
         return WORD_TOKEN.sub(lambda m: " " if stem(m.group(0)) in self.stems else m.group(0), scope)
+
+
+def _whole(scope: str, text: str) -> bool:
+    """Some occurrence of `text` in `scope` stands as whole words: 'fix' is not in 'fixé' nor in 'prefix'."""
+    at = scope.find(text)
+    while at >= 0:
+        end = at + len(text)
+        if not (text[0].isalnum() and at and scope[at - 1].isalnum()) and \
+                not (text[-1].isalnum() and end < len(scope) and scope[end].isalnum()):
+            return True
+        at = scope.find(text, at + 1)
+    return False
 
 
 def probes(*keys: "Key") -> tuple[str, ...]:
@@ -635,7 +687,11 @@ RULE_CUES = {
     "authorization": r"may|can|allow\w*|ok to|okay to|fine to|free to|go ahead|permit\w*|permission|authori\w+|"
                      r"without asking|yourself|let me|let you|lets",
 }
-RULE = {k: re.compile(rf"\b(?:{v})\b" + (r"|n['’]t\b" if k in ("ban", "must") else "")) for k, v in RULE_CUES.items()}
+# each kind's own cues, and the roles that state it in another language
+KIND_ROLES = {"ban": ("not", "bound", "only", "must"), "must": ("must", "bound", "not", "only"),
+              "reporting": ("only",), "authorization": ("may",)}
+RULE = {k: re.compile(rf"\b(?:{v})\b" + (r"|n['’]t\b" if k in ("ban", "must") else "") + "|" + _roles(*KIND_ROLES[k]))
+        for k, v in RULE_CUES.items()}
 # A restriction lifted ('no need to wait', 'is no problem', 'right away'), for bans, musts and reporting rules.
 RELEASE = re.compile(r"\b(no need|needn['’]t|not necessary|not required|no longer|is fine|are fine|it['’]s fine|no problem|"
                      r"feel free|go ahead|right away|ok to|okay to|free to|optional|doesn['’]t matter|"
@@ -644,16 +700,18 @@ RELEASE = re.compile(r"\b(no need|needn['’]t|not necessary|not required|no lon
                      r"without waiting|no questions asked|before \w+ (?:is|are) up)\b")
 URGENT = re.compile(r"\b(?:immediately|right away|at once|straight away|asap|without delay)\b")
 # A heading or label that says what follows is a rule.
-RULE_HEAD = re.compile(r"\b(?:rules?|constraints?|requirements?|policy|policies|guardrails?|restrictions?|limits?|bans?|"
-                       r"musts?|don['’]ts|do not)\b[^␞:]{0,30}(?:␞|:)")
+RULE_HEAD = re.compile(r"(?:\b(?:rules?|constraints?|requirements?|policy|policies|guardrails?|restrictions?|limits?|bans?|"
+                       r"musts?|don['’]ts|do not)\b|" + _roles("rules") + r")[^␞:：]{0,30}(?:␞|:|：)")
 # A restriction softened into a wish ('try to avoid', 'preferably', 'usually', 'if possible'): a ban, must or
 # reporting rule hedged so is looser than the quote, unless the quote hedges alike.
 SOFTENED = re.compile(r"\b(try(?:ing)? (?:not )?to|preferabl[ey]|ideally|if (?:at all )?possible|where possible|"
                       r"when(?:ever)? possible|as (?:much|far) as possible|usually|generally|typically|mostly|"
-                      r"normally|when you can|if you can|might want to|it would be (?:nice|good|best)|best effort)\b")
-# An obligation the quote states outright ('must', 'have to', 'cannot'), which a paraphrase that only says
-# 'should' weakens into advice.
-OBLIGED = re.compile(r"\b(must|have to|has to|need(?:s)? to|required|requires?|cannot|can['’]t|may not|not allowed)\b")
+                      r"normally|when you can|if you can|might want to|it would be (?:nice|good|best)|best effort)\b|"
+                      + _roles("soft"))
+ONLY = re.compile(r"\bonly\b|" + _roles("only"))      # a restriction's focus: 'skip the full CI run only when ...'
+# An obligation or a ban the quote states outright ('must', 'have to', 'cannot', 'never'), which a paraphrase
+# that only says 'should' weakens into advice ('Never delete volumes' kept as 'I should avoid deleting volumes').
+OBLIGED = re.compile(r"\b(must|have to|has to|need(?:s)? to|required|requires?|cannot|can['’]t|may not|not allowed|never)\b")
 # A permission or preference denied ('may not', "don't", 'avoid', 'instead of').
 DENIAL = re.compile(r"\b(may not|can['’]t|cannot|can not|not allowed|not permitted|no longer|never|must not|"
                     r"don['’]t|do not|avoid\w*|stop|no more|instead of|isn['’]t allowed)\b")
@@ -669,9 +727,15 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     reporting cue of its own). This is a lexical reading: it tells a kept rule from a lost or turned one
     in the common phrasings, and a judged probe is what tests a paraphrase's meaning."""
     told = kind == "must" and any(imperative(scope, k) and imperative(quote, k) for k in keys)
+    # a must the quote gives as an order ('Fix it properly instead') has no must-word to compare: its paraphrase
+    # orders it too, says it with a cue of its kind, or stands under a rule's label — never by polarity alone
+    ordered = kind == "must" and any(imperative(quote, k) for k in keys)
     if keys:
         for k in keys:
             scope, quote = without(scope, k), without(quote, k)
+    # the kind's cue is read in the unit, not in the heading it sits under ('... oldest first' over a copied line
+    # is no 'first' of the rule's); a heading says what follows is a rule only by naming it so (RULE_HEAD)
+    body = scope.rsplit(SEP, 1)[-1]
     if kind in ("ban", "must", "reporting"):
         if SOFTENED.search(scope) and not SOFTENED.search(quote):
             return False        # loosened: 'Never merge billing/' kept as 'try to avoid merging billing/'
@@ -679,16 +743,18 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
             return False        # 'must' kept as 'should': advice, not the obligation
         if URGENT.search(quote):
             scope = URGENT.sub(" ", scope)      # 'roll back right away' says the quote's 'immediately'
-        if RULE[kind].search(quote) and not RELEASE.search(quote):
+        if RULE[kind].search(quote) and not RELEASE.search(quote) or ordered:
             if RELEASE.search(scope):
                 return False
             # under a heading or label that names it a rule ('Rules: byte-for-byte identical shapes'), a
             # statement of the quote's polarity is the rule
-            return bool(RULE[kind].search(scope)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
+            return bool(RULE[kind].search(body)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
     elif kind == "authorization":
+        if SOFTENED.search(scope) and not SOFTENED.search(quote) and (ONLY.search(quote) or NEGATION.search(quote)):
+            return False        # a permission bounded by a restriction, the restriction softened into a wish
         if RULE[kind].search(quote) and not DENIAL.search(quote):
             # under a heading or label that names it a rule, the permitted act stated plainly is the permission
-            return bool(RULE[kind].search(scope) or RULE_HEAD.search(scope)) and not DENIAL.search(scope)
+            return bool(RULE[kind].search(body) or RULE_HEAD.search(scope)) and not DENIAL.search(scope)
     elif kind == "preference" and not DENIAL.search(quote):
         return not DENIAL.search(scope)
     return polarity(scope) == polarity(quote)
@@ -1085,6 +1151,14 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
             before = [f for f in found if lo <= f[0] and f[1] <= m.start()]
             if not after and not before:
                 before = [f for f in found if f[1] <= m.start()]
+                if not before:
+                    # nothing before it either: the next clause, when it has no marker of its own, says what it
+                    # is of ('in progress — reports is the last one'; '... where I left off - #5326 was merged'
+                    # speaks for itself)
+                    end = next((x.start() for x in TIE_BREAK.finditer(scope, hi + 1)), len(scope))
+                    tail = scope[hi:end]
+                    if not (DONE.search(tail) or NEXT.search(tail)):
+                        after = [f for f in found if hi <= f[0] < end][:1]
             near_after = min(after, key=lambda f: f[0] - m.end()) if after else None
             near_before = max(before, key=lambda f: f[1]) if before else None
             if kind == "done" and DONE_LABEL.match(scope[m.end():]) and LABEL_START.search(scope[:m.start()]):

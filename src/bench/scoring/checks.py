@@ -185,7 +185,9 @@ class Judge:
         self.timeline = Timeline(scenario)
         probes = U.probes
         self.index = U.KeyIndex([(mid, probes(*keys)) for mid, keys in self.missions]
-                                + [(cid, (q, *probes(*keys[:1]))) for cid, q, keys, _ in self.constraints]
+                                # a rule is looked up by its longest key, and by its anchors: one plain key may go
+                                + [(cid, (q, *probes(*keys[:1], *(k for k in keys if k.anchors))))
+                                   for cid, q, keys, _ in self.constraints]
                                 + [(iid, probes(*(ks[0] for ks in sets))) for iid, sets in self.injections]
                                 + [(fid, probes(*keys[:1])) for fid, keys in self.facts]
                                 + [(did, probes(*keys[:1], *rejected)) for did, keys, rejected in self.decisions])
@@ -307,7 +309,13 @@ class Judge:
                 if active(U.clause_of(u, held)) and (mid not in owned or said_by_user(u, v, held, said)):
                     h.partial.setdefault(mid, set()).add(frozenset(items[k.text] for k in lost if k.text in items))
         for cid, quote, keys, kind in self.constraints:
-            if cid not in near or not (quote in text or keys and keys[0].maybe(text)):
+            # a rule pinned by two anchors or more (paths, ids) is recognised without one plain word of three
+            # keys or more ('Kofi signs off billing/, migrations/ and auth/ changes' for 'anything touching
+            # billing/, migrations/ or auth/'; 'den db-7-Alert darf ich für 2 Stunden stummschalten' for 'You
+            # may silence the db-7 disk alert for 2 hours'), as a goal is; the anchors and the rule's kind must stay
+            forms = [keys] + [tuple(x for x in keys if x is not k) for k in keys
+                              if len(keys) >= 3 and not k.anchors and sum(bool(x.anchors) for x in keys) >= 2]
+            if cid not in near or not (quote in text or any(f and all(x.maybe(text) for x in f) for f in forms)):
                 continue
             mine = cid in owned
             if quote in text:
@@ -325,13 +333,8 @@ class Judge:
             # said in one sentence, so keys spread over the sentences of a line are not its paraphrase
             same = lambda u: (u.sentence and quote not in u.scope and not U.ended(u.scope)   # noqa: E731
                               and U.same_rule(u.scope, kind, quote, keys))
-            # a rule pinned by two anchors or more (paths, ids) is recognised without one plain word of three
-            # keys or more ('Kofi signs off billing/, migrations/ and auth/ changes' for 'anything touching
-            # billing/, migrations/ or auth/'), as a goal is; the anchors and the rule's kind must stay
-            forms = [keys] + [tuple(x for x in keys if x is not k) for k in keys
-                              if len(keys) >= 3 and not k.anchors and sum(bool(x.anchors) for x in keys) >= 2]
             cue = U.RULE.get(kind)      # a kind without cues (a preference) is stated under a rule's heading only
-            stated = lambda u: same(u) and bool(cue and cue.search(u.scope) or U.RULE_HEAD.search(u.scope))  # noqa: E731
+            stated = lambda u: same(u) and bool(cue and cue.search(u.text) or U.RULE_HEAD.search(u.scope))  # noqa: E731
             if some(keys, same, mine, denials=False) or any(some(f, stated, mine, denials=False) for f in forms[1:]):
                 h.constraints[cid] = 0.5
                 h.held.add(cid)
