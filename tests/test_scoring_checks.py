@@ -377,11 +377,11 @@ def test_a_narrowed_item_set_finds_what_the_whole_pattern_finds():
     import random
     import re
 
-    from bench.units import Items, KeyIndex, words_of
+    from bench.units import Items, KeyIndex, mention, words_of
 
     ids = ["#1", "#10", "#101", "GET /orders", "GET /orders/:id", "auth", "users", "_x", "acme/api#7"]
     every = Items(ids)
-    whole = re.compile("|".join(f"(?:{every.patterns[t].pattern})" for t in sorted(every.by_text, key=len, reverse=True)))
+    whole = re.compile("|".join(f"(?:{mention(t).pattern})" for t in sorted(every.by_text, key=len, reverse=True)))
     rng = random.Random(3)
     words = ["#1", "#10", "#101", "#1012", "get /orders", "get /orders/:id", "auth", "author", "users", "x_x", "_x",
              "acme/api#7", "next", "done", "merged", ",", "."]
