@@ -377,11 +377,11 @@ def test_a_narrowed_item_set_finds_what_the_whole_pattern_finds():
     import random
     import re
 
-    from bench.units import Items, KeyIndex, words_of
+    from bench.units import Items, KeyIndex, mention, words_of
 
     ids = ["#1", "#10", "#101", "GET /orders", "GET /orders/:id", "auth", "users", "_x", "acme/api#7"]
     every = Items(ids)
-    whole = re.compile("|".join(f"(?:{every.patterns[t].pattern})" for t in sorted(every.by_text, key=len, reverse=True)))
+    whole = re.compile("|".join(f"(?:{mention(t).pattern})" for t in sorted(every.by_text, key=len, reverse=True)))
     rng = random.Random(3)
     words = ["#1", "#10", "#101", "#1012", "get /orders", "get /orders/:id", "auth", "author", "users", "x_x", "_x",
              "acme/api#7", "next", "done", "merged", ",", "."]
@@ -394,6 +394,25 @@ def test_a_narrowed_item_set_finds_what_the_whole_pattern_finds():
     index = KeyIndex([("a", ["rebase onto main"]), ("b", ["ci red"]), ("c", ["  "]), ("d", ["x"])])
     assert index.near("we rebased it", words_of("we rebased it")) == {"a", "c"}
     assert index.near("ci is red; x") == {"b", "c", "d"}
+
+
+def test_an_id_is_found_as_a_whole_token_without_a_pattern_of_its_own():
+    """`units.spans` (no regex compiled per id) finds exactly where `mention`'s pattern matches, overlaps
+    included: at the start and end of a text, beside '_', a digit, a non-ASCII letter or punctuation."""
+    import random
+    import re
+
+    from bench.text import normalize
+    from bench.units import mention, names, spans
+
+    rng = random.Random(5)
+    pieces = ["a", "b", "_", "#", "1", " ", "-", "é", "/", "aa", "a b"]
+    for _ in range(3000):
+        t = normalize("".join(rng.choice(pieces) for _ in range(rng.randint(1, 3)))) or "a"   # ids are matched normalised
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 20)))
+        want = [m.start() for m in re.finditer(f"(?=(?:{mention(t).pattern}))", text)]
+        assert list(spans(text, t)) == want, (t, text)
+        assert names(text, t) == bool(want)
 
 
 def test_positions_with_the_same_truth_in_force_share_one_object():

@@ -906,10 +906,37 @@ def sourced(scope: str, keys: tuple = (), user: str = "") -> bool:
 def mention(item: str) -> re.Pattern[str]:
     """An item id as a whole token: '#101' not inside '#1012' (but in 'acme/api#101'), 'auth' not
     inside 'author'."""
-    t = normalize(item)
-    left = r"(?<![\w])" if t[:1].isalnum() or t[:1] == "_" else ""
-    right = r"(?![\w])" if t[-1:].isalnum() or t[-1:] == "_" else ""
-    return re.compile(left + re.escape(t) + right)
+    return re.compile(_mention_source(normalize(item)))
+
+
+def _mention_source(t: str) -> str:
+    left = r"(?<![\w])" if _wordchar(t[:1]) else ""
+    right = r"(?![\w])" if _wordchar(t[-1:]) else ""
+    return left + re.escape(t) + right
+
+
+def _wordchar(c: str) -> bool:
+    """A word character as the regex `\\w` reads one (a letter, digit or '_'); False for ''."""
+    return c.isalnum() or c == "_"
+
+
+def spans(text: str, t: str) -> Iterable[int]:
+    """Where the normalised id `t` stands in `text` as a whole token, left to right, overlaps included:
+    `mention(t)`'s test without compiling a pattern per id (a queue of a thousand ids compiled a
+    thousand patterns, more than the regex cache holds, on every validation)."""
+    if not t:
+        return
+    left, right, n, end = _wordchar(t[0]), _wordchar(t[-1]), len(t), len(text)
+    at = text.find(t)
+    while at >= 0:
+        if not (left and at and _wordchar(text[at - 1])) and not (right and at + n < end and _wordchar(text[at + n])):
+            yield at
+        at = text.find(t, at + 1)
+
+
+def names(text: str, t: str) -> bool:
+    """Whether `text` holds the normalised id `t` as a whole token."""
+    return next(iter(spans(text, t)), None) is not None
 
 
 class Mention:
@@ -976,11 +1003,11 @@ class KeyIndex:
 class Items:
     """A workstream's item ids, matched as whole tokens. `within(text)` narrows them to the ids a text
     names — looked up by their first word among the text's words, then checked in full — so the
-    per-unit work of `claims` only ever sees the handful of ids of one message."""
+    per-unit work of `claims` only ever sees the handful of ids of one message. Nothing is compiled per
+    id: only a set of more than 64 ids searches with one compiled alternation."""
 
-    def __init__(self, ids: Iterable[str], patterns: dict[str, re.Pattern[str]] | None = None):
-        self.by_text = {normalize(i): i for i in ids if normalize(i)}
-        self.patterns = {t: patterns[t] if patterns and t in patterns else mention(t) for t in self.by_text}
+    def __init__(self, ids: Iterable[str]):
+        self.by_text = {t: i for i in ids if (t := normalize(i))}
         self.first: dict[str, list[str]] = {}
         self.loose: list[str] = []            # ids without a word to index them by
         for t in self.by_text:
@@ -990,18 +1017,20 @@ class Items:
             else:
                 self.first.setdefault(word.group(0), []).append(t)
         self._within: dict[frozenset[str], Items] = {}    # the narrowed sets built so far, by their ids
-        self._patterns: dict[frozenset[str], re.Pattern[str] | None] = {}   # `find`'s, by the ids a text holds
 
     @cached_property      # compiled when first needed
     def pattern(self) -> re.Pattern[str] | None:
-        return _alternation(self.patterns, self.by_text)
+        return _alternation(self.by_text)
 
     @cached_property
     def _literal(self) -> re.Pattern[str] | None:
         return re.compile("|".join(re.escape(t) for t in self.by_text)) if self.by_text else None
 
     def named(self, text: str) -> bool:
-        """Whether `text` holds some id's text, as every mention does (one regex search, not a loop)."""
+        """Whether `text` holds some id's text, as every mention does (a few ids: a substring test each;
+        many: one regex search, not a loop)."""
+        if len(self.by_text) <= 16:
+            return any(t in text for t in self.by_text)
         return self._literal is not None and self._literal.search(text) is not None
 
     def _candidates(self, text: str, words: set[str] | None = None) -> list[str]:
@@ -1011,96 +1040,144 @@ class Items:
         return [t for w in first.keys() & words for t in first[w]] + self.loose
 
     def within(self, text: str, words: set[str] | None = None) -> "Items":
-        """The same few ids recur in message after message: each narrowed set is built (and its pattern
-        compiled) once. Which ids an Items holds, not their order, decides what it finds."""
-        found = frozenset(self.by_text[t] for t in self._candidates(text, words)
-                          if t in text and self.patterns[t].search(text))
+        """The same few ids recur in message after message: each narrowed set is built once. Which ids an
+        Items holds, not their order, decides what it finds."""
+        found = frozenset(self.by_text[t] for t in self._candidates(text, words) if t in text and names(text, t))
         got = self._within.get(found)
         if got is None:
             if len(self._within) > 4096:
                 self._within.clear()
-            got = self._within[found] = Items(found, self.patterns)
+            got = self._within[found] = Items(found)
         return got
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
-        """Every mention, left to right. A mention holds its id's text, so an id not in the text cannot
-        match: a narrowed set (a message's few ids) searches only for the ids a unit holds, and most
-        units hold none."""
+        """Every mention, left to right, the longest id where several start at one place (as one
+        alternation of the ids, longest first, would find them). A mention holds its id's text, so an id
+        not in the text cannot match: a narrowed set (a message's few ids) looks only at the ids a unit
+        holds, and most units hold none."""
         if len(self.by_text) > 64:
             pattern = self.pattern
-        else:
-            if not self.named(text):
-                return []
-            present = frozenset(t for t in self.by_text if t in text)
-            pattern = self._patterns.get(present)
-            if pattern is None:
-                if len(self._patterns) > 4096:
-                    self._patterns.clear()
-                pattern = self._patterns[present] = _alternation(self.patterns, present)
-        if pattern is None:
-            return []
-        return [(m.start(), m.end(), self.by_text[m.group(0)]) for m in pattern.finditer(text)]
+            return [] if pattern is None else [(m.start(), m.end(), self.by_text[m.group(0)])
+                                               for m in pattern.finditer(text)]
+        hits = sorted((at, -len(t), t) for t in self.by_text if t in text for at in spans(text, t))
+        out, end = [], 0
+        for at, minus, t in hits:
+            if at >= end:
+                end = at - minus
+                out.append((at, end, self.by_text[t]))
+        return out
 
     def __bool__(self) -> bool:
         return bool(self.by_text)
 
 
-def _alternation(patterns: dict[str, re.Pattern[str]], ids: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for these ids' mentions, longest first, so 'GET /orders/:id' wins over 'GET /orders'
-    at the same place."""
+def _alternation(ids: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern for these (normalised) ids' mentions, longest first, so 'GET /orders/:id' wins over
+    'GET /orders' at the same place."""
     ordered = sorted(ids, key=len, reverse=True)
-    return re.compile("|".join(f"(?:{patterns[t].pattern})" for t in ordered)) if ordered else None
+    return re.compile("|".join(f"(?:{_mention_source(t)})" for t in ordered)) if ordered else None
 
 
-def verdict(said: dict[str, str] | None, last: str | None, nxt: str, finished: set[str]) -> str:
-    """Whether what a context last says of each item (`said`: item -> 'done' | 'next', its latest claim)
-    shows where a workstream stands, given the last finished item, the next one and every finished
-    one: '' when it does, else why. Every item is judged by its own latest claim, so a true line about
-    an item finished long ago neither helps nor hurts. The scorer and the validator's replay of the
-    oracle both judge a position with this."""
+CURRENT = ("next", "doing")      # an item claimed as the one now: next, or at work on it
+
+
+def misclaimed(kind: str, finished: bool) -> bool:
+    """A claim the record contradicts: a finished item claimed next (or at work), an open one claimed done."""
+    return (kind in CURRENT) == finished
+
+
+def verdict(said: dict[str, str] | None, last: str | None, nxt: str, finished: set[str],
+            wrong: Iterable[str] | None = None) -> str:
+    """Whether what a context last says of each item (`said`: item -> 'done' | 'next' | 'doing', its
+    latest claim) shows where a workstream stands, given the last finished item, the next one and every
+    finished one: '' when it does, else why. Every item is judged by its own latest claim, so a true line
+    about an item finished long ago neither helps nor hurts. The scorer and the validator's replay of the
+    oracle both judge a position with this. `wrong`: the items of `said` that are `misclaimed`, when the
+    caller keeps them up as claims and the record change (the validator's replay: events x items else)."""
     if not said:
         return "no sentence says which item is done or next"
-    said = {i: "next" if k == "doing" else k for i, k in said.items()}   # at work on it: the current one
-    wrong = sorted(f"'{i}' as {k}" for i, k in said.items() if (k == "next") == (i in finished))
-    if wrong:
-        return "the latest claims have " + ", ".join(wrong)
-    if said.get(nxt) == "next" or said.get(last) == "done":
+    if wrong is None:
+        wrong = [i for i, k in said.items() if misclaimed(k, i in finished)]
+    shown = sorted(f"'{i}' as {'next' if said[i] == 'doing' else said[i]}" for i in wrong)   # at work: the current one
+    if shown:
+        return "the latest claims have " + ", ".join(shown)
+    if said.get(nxt) in CURRENT or said.get(last) == "done":
         return ""
     return "no latest claim names the last finished item as done or the next one as next"
 
 
+class Position:
+    """A workstream's claimed state (item -> 'done' | 'next' | 'doing'), advanced in place: each item
+    keeps its latest claim, and only one item can be next — naming a new next item supersedes the old
+    one ('Starting with #101' then 'Next: #102' leaves #101 no longer next, not wrongly next). The items
+    claimed current are kept apart, so a claim costs its own items, not the workstream's: the validator
+    advances one state over every event of a session."""
+
+    def __init__(self, state: dict[str, str] | None = None):
+        self.state = dict(state or {})
+        self._current: set[str] | None = None        # found when first needed
+        self._before: dict[str, str | None] = {}     # item -> its claim before the changes since `changed()`
+
+    def advance(self, said: dict[str, str]) -> None:
+        state = self.state
+        # the agent at work on an item ('doing') makes it the current one, unless it is already said to be
+        # finished: labelling or checking a merged PR again does not reopen it
+        said = {i: k for i, k in said.items() if not (k == "doing" and state.get(i) == "done")}
+        if self._current is None:
+            self._current = {i for i, k in state.items() if k in CURRENT}
+        if any(k in CURRENT for k in said.values()):
+            for i in self._current:
+                self._before.setdefault(i, state.pop(i))
+            self._current = set()
+        for i, k in said.items():
+            self._before.setdefault(i, state.get(i))
+            state[i] = k
+            (self._current.add if k in CURRENT else self._current.discard)(i)
+
+    def finish(self, ids: Iterable[str]) -> None:
+        """The record's own event finishes these items: each is done, whatever was claimed of it."""
+        for i in ids:
+            self._before.setdefault(i, self.state.pop(i, None))
+            self.state[i] = "done"
+            if self._current is not None:
+                self._current.discard(i)
+
+    def changed(self) -> set[str]:
+        """The items whose claim differs from what it was at the last call (or the start)."""
+        out = {i for i, k in self._before.items() if self.state.get(i) != k}
+        self._before = {}
+        return out
+
+    def read(self, units_: Iterable[Unit], items: Items) -> "Position":
+        """Advance by what these units claim, in order (a sentence that claims an item both done and next
+        counts it next: a step of it is done, the item is not). Under a heading that says what is next
+        ('Next steps:'), only the first bullet is the next item; the rest are the queue after it."""
+        head_next = ""
+        for u in units_:
+            if not u.sentence or not items.named(u.scope):     # a unit that names no item claims nothing
+                continue
+            said = claims(u.scope, items)
+            if said and u.head and NEXT.search(u.head) and not claims(u.text, items):
+                if head_next == u.head:
+                    continue                                  # a later bullet under the same 'Next ...:' heading
+                head_next = u.head
+            if said:
+                # an item a sentence both finishes and plans ('#5798 approved, merging next') is still to do
+                kind = lambda i: "next" if (i, "next") in said else "done" if (i, "done") in said else "doing"  # noqa: E731
+                self.advance({i: kind(i) for i, _ in said})
+        return self
+
+
 def advance(state: dict[str, str], said: dict[str, str]) -> dict[str, str]:
-    """A workstream's claimed state after newer claims: each item keeps its latest claim, and only
-    one item can be next — naming a new next item supersedes the old one ('Starting with #101' then
-    'Next: #102' leaves #101 no longer next, not wrongly next)."""
-    # the agent at work on an item ('doing') makes it the current one, unless it is already said to be
-    # finished: labelling or checking a merged PR again does not reopen it
-    said = {i: k for i, k in said.items() if not (k == "doing" and state.get(i) == "done")}
-    fresh = any(k in ("next", "doing") for k in said.values())
-    out = {i: k for i, k in state.items() if k not in ("next", "doing")} if fresh else dict(state)
-    out.update(said)
-    return out
+    """A workstream's claimed state after newer claims (`Position.advance`), as a new mapping."""
+    p = Position(state)
+    p.advance(said)
+    return p.state
 
 
 def latest_claims(units_: Iterable[Unit], items: Items, state: dict[str, str] | None = None) -> dict[str, str]:
-    """A workstream's claimed state after these units, in order, from `state` (a sentence that claims an
-    item both done and next counts it next: a step of it is done, the item is not). Under a heading that says what is next ('Next steps:'),
-    only the first bullet is the next item; the rest are the queue after it."""
-    out = dict(state or {})
-    head_next = ""
-    for u in units_:
-        if not u.sentence or not items.named(u.scope):     # a unit that names no item claims nothing
-            continue
-        said = claims(u.scope, items)
-        if said and u.head and NEXT.search(u.head) and not claims(u.text, items):
-            if head_next == u.head:
-                continue                                  # a later bullet under the same 'Next ...:' heading
-            head_next = u.head
-        if said:
-            # an item a sentence both finishes and plans ('#5798 approved, merging next') is still to do
-            kind = lambda i: "next" if (i, "next") in said else "done" if (i, "done") in said else "doing"  # noqa: E731
-            out = advance(out, {i: kind(i) for i, _ in said})
-    return out
+    """A workstream's claimed state after these units, in order, from `state` (`Position.read`)."""
+    return Position(state).read(units_, items).state
 
 
 # 'X is next', 'X comes next', 'next after X' and 'up next after X' say the item *before* the marker
@@ -1193,6 +1270,6 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
 
 
 __all__ = ["Unit", "units", "together", "cooccur", "ended", "polarity", "same_rule", "without",
-           "restated", "excuses", "sourced", "LABEL", "goal_done", "mention", "Mention", "mentions", "KeyIndex", "Items",
-           "verdict", "advance", "latest_claims", "claims", "keys_of", "SEP", "IDENTIFIER", "tokens", "identifier",
+           "restated", "excuses", "sourced", "LABEL", "goal_done", "mention", "Mention", "mentions", "names", "spans", "KeyIndex", "Items",
+           "verdict", "misclaimed", "Position", "advance", "latest_claims", "claims", "keys_of", "SEP", "IDENTIFIER", "tokens", "identifier",
            "descriptive", "ordinary"]

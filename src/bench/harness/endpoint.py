@@ -41,6 +41,7 @@ class WriterEndpoint:
         self.writer, self.tok, self.loop, self.wait = writer, tok, loop, wait
         self.known: dict[str, Message] = {}     # hash -> the cell's own message with that content
         self.loose: dict[tuple, Message] = {}   # the same for messages with calls, minus the arguments' JSON
+        self._unindexed: list[Message] = []     # known, not yet in `known` and `loose` (in the order given)
         self.open = False                       # calls are served only while a strategy request is under way
         self.calls = 0
         self.in_flight = 0
@@ -55,10 +56,16 @@ class WriterEndpoint:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def know(self, messages: list[Message]) -> None:
-        for m in messages:
+        """Messages the cell holds, recognised on the wire by content. Indexed when a call first needs
+        them: a strategy that never calls the writer (or not on this request) pays a list append."""
+        self._unindexed.extend(messages)
+
+    def _index(self) -> None:
+        for m in self._unindexed:
             self.known.setdefault(m.hash, m)
             if m.calls:
                 self.loose.setdefault(_loose(m), m)
+        self._unindexed = []
 
     def busy(self) -> float:
         """Seconds spent in writer calls so far, the one under way included."""
@@ -79,6 +86,8 @@ class WriterEndpoint:
             httpd.server_close()
 
     def _recognise(self, msg: Message) -> Message:
+        if self._unindexed:
+            self._index()
         own = self.known.get(msg.hash)
         if own is None and msg.calls:   # arguments re-serialised by another language: 1 may come back as 1.0
             own = self.loose.get(_loose(msg))

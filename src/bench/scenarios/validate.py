@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 from bench.scenarios.model import (FORMAT_VERSION, PACING, Call, Event, Probe, RecordedCompaction, Scenario, Truth,
                                    Workstream, call_matches, calls_text, norm_call)
@@ -39,6 +39,7 @@ class _Check:
         self.declared: set[str] = set()                  # every event id the file gives, valid event or not
         self.bad_events: set[int] = set()                # positions (in the events kept) of events with a problem
         self.unknown: dict[str, list[Path_]] = {}        # unknown event id -> the references naming it
+        self.texts: Texts | None = None                  # the events' normalised texts and words (`_truth`)
 
     def add(self, path: Path_, msg: str) -> None:
         self.problems.append((path, msg))
@@ -289,13 +290,7 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
     for k, e in enumerate(events):
         if k not in ck.bad_events:
             by_id.setdefault(e.id, e)
-    normalized: list[str] = []
-
-    def texts() -> list[str]:
-        if not normalized and events:
-            normalized.extend(normalize(e.text) for e in events)
-        return normalized
-
+    texts = ck.texts = Texts(events)     # normalised when first read, then shared with the warnings
     sections = {f.key: f.of for f in TRUTH.fields}
     out: dict[str, list] = {k: [] for k in sections}
     ids: dict[str, Path_] = {}
@@ -376,7 +371,7 @@ def _truth(ck: _Check, raw: dict, events: list[Event]) -> Truth:
             _refs(ck, ITEM, im, ip, known)
             items.append(ITEM.build(im))
         workstreams.append(sections["workstreams"].build(m, items=tuple(items)))
-        named = _named([it.id for it in items if it.id.strip()], texts()) if items and not ck.bad_events else set()
+        named = _named([it.id for it in items if it.id.strip()], texts) if items and not ck.bad_events else set()
         for j, it in enumerate(items):
             if _texts(ck, ITEM, {"id": it.id}, path + ("items", j)):
                 continue
@@ -615,7 +610,7 @@ def _warnings(ck: _Check, s: Scenario) -> None:
             if where:
                 ck.warn(("probes", i, "expect"), f"expected term '{term}' appears in {where}, so an answer can pass "
                                                  f"without knowing anything: reword the question or expect another term")
-    texts = [normalize(e.text) for e in s.events] if t.workstreams else []
+    texts = ck.texts or Texts(s.events)         # `_truth`'s, for the same events (`check`)
     for i, w in enumerate(t.workstreams):
         why = standing(s, w, texts)
         if why:
@@ -625,26 +620,39 @@ def _warnings(ck: _Check, s: Scenario) -> None:
 IN_SYSTEM = "it is rebuilt for every request, so it can never be lost: choose a key that is not there"
 
 
-def standing(s: Scenario, w: Workstream, texts: list[str] | None = None) -> str:
+def standing(s: Scenario, w: Workstream, texts: "Texts | None" = None) -> str:
     """Replay a workstream the way the oracle sees it (every event before each request) and say at
     which assistant event its record first fails to show where the work stands ('' when it never
     does): before any item is done the first item must be named; after, the latest sentence that
     claims an item done or next must name the last finished item as done or the next one as next,
     and claim no finished item as next and no unfinished one as done. `texts`: the events' normalised
-    texts, shared by a scenario's workstreams."""
+    texts and words, shared by a scenario's checks.
+
+    Linear in the events and the items: each event costs the items it names, the claims are one state
+    advanced in place, and the misclaimed items are kept up as claims and the record change."""
     if not w.items:
         return ""
+    texts = texts or Texts(s.events)
     pos = {e.id: i for i, e in enumerate(s.events)}
     start = pos.get(w.from_, 0)
     items = U.Items(it.id for it in w.items)
-    first = U.mention(w.items[0].id)
+    first = normalize(w.items[0].id)
     done_at = [pos.get(it.done, len(pos)) if it.done is not None else len(pos) for it in w.items]
+    ends_at: dict[int, list[str]] = {}
+    for k, it in enumerate(w.items):
+        ends_at.setdefault(done_at[k], []).append(it.id)
     # items become done as the events pass, in order of done_at: kept up as i grows, never recounted
     # (recounting every item at every assistant event was events x items)
     order = sorted(range(len(w.items)), key=lambda k: (done_at[k], k))
     n_done, last_k, is_done, first_open = 0, -1, [False] * len(w.items), 0
     finished: set[str] = set()
-    named, said, said_at = False, {}, ""
+    named, said, said_at, wrong = False, U.Position(), "", set()
+
+    def recheck(ids: Iterable[str]) -> None:
+        for x in ids:
+            k = said.state.get(x)
+            (wrong.add if k is not None and U.misclaimed(k, x in finished) else wrong.discard)(x)
+
     for i, e in enumerate(s.events):
         if e.role == "assistant" and i > start:
             while n_done < len(order) and done_at[order[n_done]] < i:
@@ -653,6 +661,7 @@ def standing(s: Scenario, w: Workstream, texts: list[str] | None = None) -> str:
                     last_k = k
                 is_done[k] = True
                 finished.add(w.items[k].id)
+                recheck((w.items[k].id,))
                 n_done += 1
             while first_open < len(w.items) and is_done[first_open]:
                 first_open += 1
@@ -662,50 +671,70 @@ def standing(s: Scenario, w: Workstream, texts: list[str] | None = None) -> str:
                     if not named:
                         return f"at event {e.id} no event so far names its first item '{w.items[0].id}'"
                 else:
-                    why = _position(said, said_at, w.items[last_k].id, nxt.id, finished)
+                    why = U.verdict(said.state, w.items[last_k].id, nxt.id, finished, wrong)
                     if why:
-                        return f"at event {e.id} {why}"
-        text = texts[i] if texts is not None else normalize(e.text)
-        if not items.named(text):                # most events name no item: one regex search says so
-            continue
-        here = items.within(text)                # the ids this event names, as the scorer narrows them
+                        return f"at event {e.id} {why} (as of event {said_at}; '{w.items[last_k].id}' is finished, " \
+                               f"'{nxt.id}' is next)"
+        text = texts.text(i)
+        here = items.within(text, texts.words(i))     # the ids this event names, as the scorer narrows them
         if not here:
             continue
-        named = named or bool(first.search(text))
+        named = named or U.names(text, first)
         # as the scorer reads it (checks.Judge): a tool's output or a background message states no position,
         # and the event that finishes an item says it is finished
         if e.role not in ("tool", "background"):
-            now = U.latest_claims(U.units(e.text), here, said)
-            said, said_at = now, (e.id if now != said else said_at)
-        ends = [it.id for k, it in enumerate(w.items) if done_at[k] == i]
-        if ends:
-            now = {**{x: k for x, k in said.items() if x not in ends}, **{x: "done" for x in ends}}
-            said, said_at = now, (e.id if now != said else said_at)
+            changed = said.read(U.units(e.text), here).changed()
+            if changed:
+                said_at = e.id
+                recheck(changed)
+        if i in ends_at:
+            said.finish(ends_at[i])
+            changed = said.changed()
+            if changed:
+                said_at = e.id
+                recheck(changed)
     return ""
 
 
-def _position(said: dict[str, str], at: str, last: str, nxt: str, finished: set[str]) -> str:
-    why = U.verdict(said, last, nxt, finished)
-    return f"{why} (as of event {at}; '{last}' is finished, '{nxt}' is next)" if why else ""
+class Texts:
+    """The events' normalised texts and the words of each, worked out once for every check that reads
+    them (the item ids' checks and each workstream's replay)."""
+
+    def __init__(self, events: Sequence[Event]):
+        self.events = events
+        self._texts: dict[int, str] = {}
+        self._words: dict[int, set[str]] = {}
+
+    def text(self, i: int) -> str:
+        got = self._texts.get(i)
+        if got is None:
+            got = self._texts[i] = normalize(self.events[i].text)
+        return got
+
+    def words(self, i: int) -> set[str]:
+        got = self._words.get(i)
+        if got is None:
+            got = self._words[i] = U.words_of(self.text(i))
+        return got
 
 
-def _named(ids: list[str], texts: list[str]) -> set[str]:
+def _named(ids: list[str], texts: Texts) -> set[str]:
     """The ids (normalised) some text names as a whole token, each looked for until found. Few ids are
     looked for by their text (a C substring search per id); many by each text's words
     (`units.Items.within`), so a long queue costs the texts' length, not ids x texts (a regex per item
     per event took a second on a 4,000-event file with 1,000 items)."""
     index = U.Items(ids)
-    left = dict(index.patterns)          # normalised id -> its whole-token pattern, while not found
-    for text in texts:
+    left = set(index.by_text)            # normalised ids not found yet
+    for i in range(len(texts.events)):
         if not left:
             break
+        text = texts.text(i)
         if len(left) > 16:
-            hits = [t for t in index.within(text).by_text if t in left]
+            hits = [t for t in index.within(text, texts.words(i)).by_text if t in left]
         else:
-            hits = [t for t, pattern in left.items() if t in text and pattern.search(text)]
-        for t in hits:
-            del left[t]
-    return set(index.by_text) - set(left)
+            hits = [t for t in left if t in text and U.names(text, t)]
+        left.difference_update(hits)
+    return set(index.by_text) - left
 
 
 def _keys_together(ck: _Check, path: Path_, ev: Event | None, keys: list[str], what: str) -> None:

@@ -14,28 +14,56 @@ No writer call. Between compactions the reply only appends the new message ids, 
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
 from naive import turn_units   # its sibling (a script's folder is on sys.path): whole turns, as there
 
 VERSION = 1
+USAGE = "usage: truncate.py [--target FRACTION] [--every-request]"
+
+
+def options(argv: list[str]) -> tuple[float, bool] | None:
+    """(--target, --every-request), or None for arguments it does not know. Read by hand: argparse costs
+    a start more CPU than a whole session's requests (the overhead figure counts the start)."""
+    target, every, rest = 0.8, False, list(argv)
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--every-request":
+            every = True
+        elif arg == "--target" and rest:
+            try:
+                target = float(rest.pop(0))
+            except ValueError:
+                return None
+        elif arg.startswith("--target="):
+            try:
+                target = float(arg.partition("=")[2])
+            except ValueError:
+                return None
+        else:
+            return None
+    return target, every
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--target", type=float, default=0.8)
-    p.add_argument("--every-request", action="store_true", help="never say wake_above: be asked before every request")
-    a = p.parse_args(argv)
-    target = a.target
-    read, write = sys.stdin.readline, sys.stdout
+    got = options(sys.argv[1:] if argv is None else argv)
+    if got is None:
+        print(USAGE, file=sys.stderr)
+        return 2
+    target, every_request = got
+    # bytes in, bytes out: JSON reads UTF-8 bytes and the lines need no text layer
+    read, out = sys.stdin.buffer.readline, sys.stdout.buffer
+
+    def send(obj: dict) -> None:
+        out.write(json.dumps(obj).encode() + b"\n")
+        out.flush()
+
     begin = json.loads(read())
     if begin.get("version") != VERSION:
-        write.write(json.dumps({"type": "error", "message": f"truncate.py speaks protocol version {VERSION}"}) + "\n")
+        send({"type": "error", "message": f"truncate.py speaks protocol version {VERSION}"})
         return 1
-    write.write(json.dumps({"type": "hello", "version": VERSION, "name": "truncate.py"}) + "\n")
-    write.flush()
+    send({"type": "hello", "version": VERSION, "name": "truncate.py"})
     per = begin["per_message"]
     limit = begin["limit"]
     context: list[dict] = []
@@ -62,10 +90,9 @@ def main(argv: list[str] | None = None) -> int:
             reply = {"type": "context", "keep": 0, "messages": [m["id"] for m in context],
                      "compaction": {"before": before, "after": size, "fields": {"dropped": dropped},
                                     "problems": problems}}
-        if not a.every_request:
+        if not every_request:
             reply["wake_above"] = limit
-        write.write(json.dumps(reply) + "\n")
-        write.flush()
+        send(reply)
     return 0
 
 
