@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from bench.errors import BadInput
+from bench.errors import BadInput, ModelError
 from bench.models.budget import SharedBudget
 from bench.models.limiter import OK, RATE_LIMITED, TRANSIENT, Limiter, Limits, account, named_wait, share
 from bench.runner.run import run
@@ -67,6 +67,62 @@ def test_a_429_holds_every_call_of_the_account_for_the_named_wait():
         return time.monotonic() - started
 
     assert asyncio.run(go()) >= 0.29        # a lower bound: a busy machine only waits longer
+
+
+def test_a_free_slot_goes_to_the_task_served_least():
+    """Cells that fell behind (a slow replay step, a late start) catch up, so a run does not end with a few
+    cells trickling through a mostly idle window; among equals, the first to ask goes first."""
+    lim = Limiter("a", Limits(in_flight=1, start=1, cooldown=0), 1)
+    order: list[str] = []
+
+    async def one(name: str) -> None:
+        epoch, number, lease = await lim.acquire()
+        order.append(name)
+        lim.release(epoch, number, lease, OK)
+
+    async def go() -> None:
+        go_on = asyncio.Event()
+
+        async def busy() -> None:
+            for _ in range(3):             # served three times while the slot was free
+                await one("busy")
+            await go_on.wait()
+            await one("busy")
+
+        task = asyncio.ensure_future(busy())
+        while len(order) < 3:
+            await asyncio.sleep(0)
+        held = await lim.acquire()         # the slot is taken: whoever asks now waits
+        go_on.set()
+        while not lim._waiters:
+            await asyncio.sleep(0)         # busy asks first
+        others = [asyncio.ensure_future(one(n)) for n in ("late", "later")]
+        await asyncio.sleep(0)
+        lim.release(*held, OK)
+        await asyncio.gather(task, *others)
+
+    asyncio.run(go())
+    assert order == ["busy"] * 3 + ["late", "later", "busy"]
+
+
+def test_a_call_is_sent_from_the_cells_own_task_and_still_beats_and_times_out(loopback, api_key, monkeypatch, capsys):
+    """No task between the slot and the socket (each would cost a turn of the event loop inside the slot): the
+    heartbeat is a timer and the timeout a context; a slow answer still says so, a hung one still ends."""
+    import bench.models.litellm_model as lm
+    from bench.models import ModelConfig, build
+    from bench.harness.messages import make
+    from bench.tokens import tokenizer
+
+    monkeypatch.setattr(lm, "HEARTBEAT", 0.2)
+    m = build(ModelConfig(model="openai/test", api_base=loopback.url, timeout=5, retries=0))
+    ask = [make(tokenizer(), id="u1", role="user", text="Summarise: the build fails on tests/test_pool.py:88.", tag="user")]
+    loopback.fail("slow", delay=0.7)
+    assert asyncio.run(m.chat(ask)).text
+    assert "call 1 under way for 0 s" in capsys.readouterr().err
+    hung = build(ModelConfig(model="openai/test", api_base=loopback.url, timeout=0.5, retries=0))
+    loopback.fail("slow", delay=30)
+    with pytest.raises(ModelError, match="failed after 1 tries"):
+        asyncio.run(hung.chat(ask))
 
 
 @pytest.mark.parametrize("headers, wait", [

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import heapq
+import itertools
 import math
 import time
-from collections import deque
+import weakref
 from datetime import datetime
 from email.utils import parsedate_to_datetime
 from dataclasses import dataclass, field
@@ -85,7 +87,11 @@ class Limiter:
         self.until = 0.0                        # time.monotonic() before which nothing is sent
         self.calm = 0.0                         # no growth before this
         self.stats = LimiterStats()
-        self._waiters: deque[asyncio.Future] = deque()
+        # waiters as a heap of [slots the asking task was given before, arrival, future, task]: a free slot goes to
+        # the task (a cell) served least so far, so cells that fell behind catch up and all end together
+        self._waiters: list[list[Any]] = []
+        self._served: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._order = itertools.count()
         self._loop: Any = None
         self._timer: Any = None
 
@@ -96,7 +102,8 @@ class Limiter:
         """A run's cells share one loop; a new loop (a later asyncio.run) starts with no calls in flight."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
-            self._loop, self.active, self._waiters, self._timer = loop, 0, deque(), None
+            self._loop, self.active, self._waiters, self._timer = loop, 0, [], None
+            self._served = weakref.WeakKeyDictionary()
         return loop
 
     def _open(self) -> bool:
@@ -106,12 +113,13 @@ class Limiter:
         """Wait for a slot: (epoch when sent, its number, the shared lease)."""
         loop = self._bind()
         started = time.monotonic()
+        task = asyncio.current_task()
         if not self._waiters and self._open():
             lease = self._lease()
             if lease is not False:
-                return self._take(lease, started)
+                return self._take(lease, started, task)
         fut = loop.create_future()
-        self._waiters.append(fut)
+        heapq.heappush(self._waiters, [self._served.get(task, 0) if task else 0, next(self._order), fut, task])
         self._wake()
         try:
             return await fut
@@ -119,8 +127,9 @@ class Limiter:
             if fut.done() and not fut.cancelled():    # granted as it was cancelled: give the slot back
                 epoch, number, lease = fut.result()
                 self.release(epoch, number, lease, FATAL)
-            elif fut in self._waiters:
-                self._waiters.remove(fut)
+            else:
+                self._waiters = [w for w in self._waiters if w[2] is not fut]
+                heapq.heapify(self._waiters)
             raise
 
     def _lease(self) -> Any:
@@ -133,7 +142,9 @@ class Limiter:
             return False
         return False if lease is None else lease
 
-    def _take(self, lease: Any, started: float) -> tuple[int, int, Any]:
+    def _take(self, lease: Any, started: float, task: Any) -> tuple[int, int, Any]:
+        if task is not None:
+            self._served[task] = self._served.get(task, 0) + 1
         self.active += 1
         self.taken += 1
         if self.active >= math.floor(self.window):
@@ -144,21 +155,21 @@ class Limiter:
         return self.epoch, self.taken, lease
 
     def _wake(self) -> None:
-        """Hand free slots to the waiters in order; come back when a cooldown ends or the shared budget
-        may have room."""
+        """Hand free slots to the waiters, the least served task first (in arrival order among equals); come
+        back when a cooldown ends or the shared budget may have room."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         while self._waiters and self._open():
-            fut = self._waiters[0]
+            _, _, fut, task = self._waiters[0]
             if fut.done():
-                self._waiters.popleft()
+                heapq.heappop(self._waiters)
                 continue
             lease = self._lease()
             if lease is False:
                 break
-            self._waiters.popleft()
-            fut.set_result(self._take(lease, time.monotonic()))
+            heapq.heappop(self._waiters)
+            fut.set_result(self._take(lease, time.monotonic(), task))
         if self._waiters and self._timer is None and self._loop is not None:
             now = time.monotonic()
             if now < self.until:

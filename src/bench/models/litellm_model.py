@@ -167,10 +167,9 @@ class LitellmModel(Model):
             try:
                 async with ACCOUNTS.get(self.account).slot() as ticket:   # calls of one account, adaptively bounded
                     try:
-                        resp = await self._beating(asyncio.wait_for(
-                            litellm.acompletion(**req, **self.endpoint(), timeout=self.cfg.timeout,
-                                                num_retries=0, max_retries=0),
-                            timeout=self.cfg.timeout * 1.5 + 5))
+                        async with asyncio.timeout(self.cfg.timeout * 1.5 + 5):
+                            resp = await self._beating(litellm.acompletion(
+                                **req, **self.endpoint(), timeout=self.cfg.timeout, num_retries=0, max_retries=0))
                         reply = parse(resp)
                         ticket.outcome = OK
                     except litellm.RateLimitError as exc:
@@ -209,19 +208,24 @@ class LitellmModel(Model):
 
     async def _beating(self, call: Any) -> Any:
         """Await `call`, saying every HEARTBEAT seconds that it is still under way (a slow local model's
-        prompt pass can take minutes, and a CI log would otherwise show nothing)."""
-        task = asyncio.ensure_future(call)
+        prompt pass can take minutes, and a CI log would otherwise show nothing). It runs in the caller's
+        task, the beat on a timer: each task between the slot and the socket (as `wait_for` makes) costs a
+        turn of the event loop before the request is sent and another after the answer is read, and with
+        many cells on one loop a turn is milliseconds of the account's slot that the provider never sees."""
+        loop = asyncio.get_running_loop()
         waited = 0.0
+
+        def beat() -> None:
+            nonlocal waited, timer
+            waited += HEARTBEAT
+            self.progress.heartbeat(waited)
+            timer = loop.call_later(HEARTBEAT, beat)
+
+        timer = loop.call_later(HEARTBEAT, beat)
         try:
-            while True:
-                done, _ = await asyncio.wait({task}, timeout=HEARTBEAT)
-                if done:
-                    return task.result()
-                waited += HEARTBEAT
-                self.progress.heartbeat(waited)
+            return await call
         finally:
-            if not task.done():
-                task.cancel()
+            timer.cancel()
 
     def endpoint(self) -> dict[str, Any]:
         """Where to send requests. A local OpenAI-compatible server (vLLM, llama.cpp, Ollama)
