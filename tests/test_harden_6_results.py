@@ -19,6 +19,8 @@ import pytest
 from harden import HAND, ROOT, cli
 from transcripts import OPENHANDS, TAU, needs_data
 
+pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
+
 RUN = ["suite=smoke", "strategies=[truncate,context_editing]", "probes.enabled=false", "concurrency=1"]
 SCORES = ["goal_retention", "constraint_fidelity", "fact_retention", "input_tokens", "compactions"]
 
