@@ -8,6 +8,9 @@ from pathlib import Path
 from bench.cli import main as cli
 ROOT = Path(__file__).resolve().parent.parent
 from bench.results.store import SUMMARY_COLUMNS, append_csv, read_csv
+import pytest
+
+pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
 
 ROW = {"scenario": "s1", "strategy": "naive", "writer": "offline", "window": 1000, "seed": 0,
        "goal_retention": 0.8, "constraint_fidelity": 0.9, "provenance_leakage": 0.0, "fact_retention": 0.5}

@@ -18,6 +18,8 @@ import pytest
 from harden import HAND, ROOT, cli
 from same_results import differences
 
+pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
+
 DRIVER = Path(__file__).resolve().parent / "data" / "interrupt_run.py"
 CELLS = 4
 RUN = [f"scenarios=[{HAND / 'debug-then-recall.yaml'},{HAND / 'pr-queue-small.yaml'}]",

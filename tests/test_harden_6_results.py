@@ -8,6 +8,7 @@ import copy
 import csv
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,6 +18,8 @@ import pytest
 
 from harden import HAND, ROOT, cli
 from transcripts import OPENHANDS, TAU, needs_data
+
+pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
 
 RUN = ["suite=smoke", "strategies=[truncate,context_editing]", "probes.enabled=false", "concurrency=1"]
 SCORES = ["goal_retention", "constraint_fidelity", "fact_retention", "input_tokens", "compactions"]
@@ -57,6 +60,15 @@ def clean(tmp_path_factory):
     return out
 
 
+def finished_run(clean, tmp_path):
+    """A copy of the uninterrupted run, to damage: the files a fresh run with RUN writes (the run is
+    deterministic, and the folder its config.yaml names is not a setting resume compares), without running
+    it again for every test."""
+    out = tmp_path / "run"
+    shutil.copytree(clean, out)
+    return out
+
+
 def scores(out):
     with (out / "summary.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -89,9 +101,7 @@ def damage(text: str, how: str) -> str:
 
 @pytest.mark.parametrize("how", ["cut-after-key", "cut-inside-key", "glued", "garbage-number", "cut-header"])
 def test_resume_drops_a_row_that_is_not_whole_and_reruns_its_cell(clean, tmp_path, how):
-    out = tmp_path / "run"
-    code, _, err = cli("run", *RUN, f"out={out}")
-    assert code == 0, err
+    out = finished_run(clean, tmp_path)
     (out / "summary.csv").write_text(damage((out / "summary.csv").read_text(), how))
     code, _, err = cli("run", *RUN, f"out={out}")
     assert code == 0, err
@@ -100,8 +110,7 @@ def test_resume_drops_a_row_that_is_not_whole_and_reruns_its_cell(clean, tmp_pat
 
 
 def test_report_refuses_a_damaged_summary_in_one_line_and_resume_repairs_it(clean, tmp_path):
-    out = tmp_path / "run"
-    assert cli("run", *RUN, f"out={out}")[0] == 0
+    out = finished_run(clean, tmp_path)
     (out / "summary.csv").write_text(damage((out / "summary.csv").read_text(), "glued"))
     code, _, err = cli("report", str(out))
     assert code == 2 and len(err.strip().splitlines()) == 1 and "incomplete row" in err
@@ -109,8 +118,7 @@ def test_report_refuses_a_damaged_summary_in_one_line_and_resume_repairs_it(clea
 
 
 def test_a_cut_log_line_is_pruned_on_resume(clean, tmp_path):
-    out = tmp_path / "run"
-    assert cli("run", *RUN, f"out={out}")[0] == 0
+    out = finished_run(clean, tmp_path)
     text = (out / "summary.csv").read_text()
     (out / "summary.csv").write_text("".join(text.splitlines(keepends=True)[:-1]))
     with (out / "requests.jsonl").open("a") as fh:
@@ -143,8 +151,7 @@ def test_a_killed_run_resumes_to_the_same_results(clean, tmp_path):
 @pytest.mark.parametrize("name, how", [("checks.csv", "cut"), ("checks.csv", "glued"), ("checks.csv", "bad-utf-8"),
                                        ("requests.jsonl", "cut"), ("compactions.jsonl", "glued")])
 def test_a_finished_cell_whose_logs_or_checks_are_damaged_runs_again(clean, tmp_path, name, how):
-    out = tmp_path / "run"
-    assert cli("run", *RUN, f"out={out}")[0] == 0
+    out = finished_run(clean, tmp_path)
     end = b"\r\n" if name.endswith(".csv") else b"\n"       # the csv module ends rows with CRLF
     raw = (out / name).read_bytes().split(end)
     k = len(raw) // 2

@@ -15,6 +15,9 @@ from pathlib import Path
 
 from bench.harness.logs import read_jsonl
 from bench.results.store import read_csv
+import pytest
+
+pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIO = Path(__file__).parent / "data" / "real-small.yaml"

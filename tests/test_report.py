@@ -9,6 +9,8 @@ import pytest
 from bench.cli import main as cli
 from bench.results.store import SUMMARY_COLUMNS, append_csv, load, read_csv, to_dataset
 
+pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):

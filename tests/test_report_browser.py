@@ -11,6 +11,8 @@ import pytest
 from bench.cli import main as cli
 from browser import chromium, dump_dom
 
+pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
+
 needs_chromium = pytest.mark.skipif(chromium() is None, reason="Chromium is not installed (apt-get install chromium; "
                                                                ".ci/run installs it)")
 

@@ -16,6 +16,8 @@ from bench.results.store import read_csv
 from bench.testing import LoopbackServer
 from test_shard import timeless
 
+pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
+
 RUN = ["suite=smoke", "strategies=[naive,truncate]", "stress=[]", "window=4000", "probes.enabled=false"]
 ENV = ("BENCH_SHARD_INDEX", "BENCH_SHARD_COUNT", "JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN",
        "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_TASK_COUNT", "CI_NODE_INDEX", "CI_NODE_TOTAL")

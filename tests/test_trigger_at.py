@@ -3,10 +3,10 @@ value is refused in one line with exit 2; a sweep gives the report a trigger tab
 from __future__ import annotations
 
 import subprocess
-import sys
 
 from bench.models.offline import OfflineModel
 from bench.strategies.naive import Naive
+from harden import cli
 from test_strategy_common import long_scenario, run
 
 
@@ -21,8 +21,10 @@ def test_an_earlier_trigger_compacts_earlier_and_more_often():
 
 
 def _cli(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bench", "run", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=600)
+    """`compaction-bench run ARGS` in this process (harden.cli: a traceback fails the test), where the report's
+    libraries are imported already; a new interpreter would import them again for each run."""
+    code, out, err = cli("run", *args, cwd=cwd)
+    return subprocess.CompletedProcess(["compaction-bench", "run", *args], code, out, err)
 
 
 def test_a_later_trigger_is_refused_in_one_line(tmp_path):

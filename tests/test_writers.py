@@ -8,6 +8,8 @@ import pytest
 from bench.cli import main as cli
 from bench.report import factorial as F
 
+pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
+
 SCEN = "scenarios=[scenarios/hand/injected-watch.yaml,scenarios/hand/pr-queue-small.yaml]"
 
 
