@@ -14,6 +14,8 @@ from bench.models.budget import SharedBudget
 from bench.models.limiter import OK, RATE_LIMITED, TRANSIENT, Limiter, Limits, account, named_wait, share
 from bench.runner.run import run
 
+pytestmark = pytest.mark.heavy   # one real-model run of 20 cells: scheduled first (tests/conftest.py)
+
 RUN = ["suite=smoke", "strategies=[naive]", "stress=[]", "window=800", "probes.enabled=false",
        "responses.enabled=false", "writer.model=openai/test"]
 
