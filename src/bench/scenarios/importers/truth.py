@@ -12,7 +12,8 @@
 - **constraints** (also those of the prompt file the user pointed to): the user's own sentences that carry
   a constraint cue (a ban, a must, a preference, an authorization, a reporting rule; `CUES`) whose role makes it a
   rule (`_holds`: not a permission of free choice, means or consent, not a question asking for information, not an
-  elided "need to"); one item per requirement (`distinct`). The quote is the cue-bearing sentence,
+  elided "need to", not a negated obligation, not advice: a list under a heading naming tips or notes, a sentence
+  that recommends; `advice`); one item per requirement (`distinct`). The quote is the cue-bearing sentence,
   verbatim; keys are identifiers and content words of the clause holding the cue, never stop or
   filler words. Harness-made text, quoted blocks, code and pasted terminal lines are not the
   user's sentences (bench/text.py).
@@ -23,7 +24,9 @@
   from the same line ("has been updated", "File created successfully", "No such file or
   directory", the error's message), so a bag of identifiers never satisfies it. A result with no
   such line gives no fact. A fact is about the state the session ends in: a file deleted afterwards, or a missing
-  path created afterwards, gives none. At most `MAX_FACTS` (edits at most `MAX_EDITS`), the most recent.
+  path created afterwards, gives none, nor does an error the same command later gets past (`_signature`), a failed
+  lookup of a path never named again (`_guess`) or an edit result whose line names no change ("(1998 lines total)").
+  At most `MAX_FACTS` (edits at most `MAX_EDITS`), the most recent.
 
 No key is a word the system prompt holds (the validator warns about such keys: the prompt is rebuilt
 for every request). A constraint whose content words are all the system prompt's keeps only its
@@ -37,7 +40,7 @@ import re
 from typing import Any, Iterable
 
 from bench import units as U
-from bench.text import (QUOTE_CHARS, first_sentence, normalize, own_sentences, stop_word, strip_harness, substantive,
+from bench.text import (QUOTE_CHARS, TASK_BLOCK, first_sentence, normalize, own_sentences, stop_word, strip_harness, substantive,
                         task_title)
 
 MAX_FACTS, MAX_EDITS = 12, 8
@@ -62,13 +65,17 @@ OWN_TASK = re.compile(rf"\s+(?:also\s+)?to\s+(?:{WORK_VERBS}|know|ask|check|get)
 # it: not a task of its own. Only the verb's object counts (`_dependent`): "upgrade me to business for that segment"
 # asks for new work.
 DEPENDENT = re.compile(r"\b(?:it|them)\b|\b(?:that|this|those|these)\s+(?!(?:is|are|was|were|will|would)\b)[a-z]", re.I)
+# "you don't have to modify the tests", "you need not": an obligation negated, so no rule at all (neither a must nor
+# a ban: the negation lifts the duty, it does not forbid the act).
 NO_NEED = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|never)\s*$", re.I)
 RULE_SUBJECT = re.compile(r"\b(?:you|we)\s*$", re.I)
 
 CUES = (  # (kind, pattern); the earliest cue in a sentence decides, ties go to the kind listed first
     ("ban", re.compile(
-        r"^\W*(?:(?:also|and|but|so|just|and also),?\s+)?(?:please\s+)?(?:don'?t|do not|never|stop|avoid)\b|"
-        r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|(?:don'?t|do not)(?!\s+need\b)|never|"
+        r"^\W*(?:(?:also|and|but|so|just|and also),?\s+)?(?:please\s+)?(?:(?:don'?t|do not)(?!\s+(?:need|have)\s+to\b)|never|stop|"
+        r"avoid)\b|"
+        r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|(?:don'?t|do not)(?!\s+need\b)"
+        r"(?!\s+have\s+to\b)|never|"
         r"are not allowed to|aren'?t allowed to)\b|\b(?:not allowed|no longer|under no circumstances)\b|"
         r"\bplease (?:don'?t|do not|never)\b|\bmake sure (?:you )?(?:don'?t|do not|never|not)\b|"
         r"\bwithout (?:asking|checking with) me\b", re.I)),
@@ -324,6 +331,28 @@ IMPERATIVE = re.compile(rf"^\W*(?:please\s+)?(?:{WORK_VERBS}|keep|leave|use|foll
 INVARIANT = re.compile(r"^\W*(?:each|every|all|no|none of|nothing|neither)\b", re.I)
 
 
+# A heading governs the list under it: what a heading names as tips, notes or examples is advice, not a standing rule
+# ("IMPORTANT TIPS:" then "1. Always start by ..."). A heading is a line of its own, a markdown heading or a short
+# line ending in a colon; it governs the lines after it up to the next heading. A sentence that recommends ("we
+# recommend that you ...") is advice wherever it stands.
+HEADING = re.compile(r"^\s*(?:#{1,6}\s+(?P<md>.+?)|(?:\*\*)?(?P<colon>[^.!?:\n]{2,60}?)(?:\*\*)?:(?:\*\*)?)\s*$")
+ADVICE_HEAD = re.compile(r"\b(?:tips?|hints?|recommendations?|suggestions?|notes?|examples?|advice|best practices)\b", re.I)
+RECOMMEND = re.compile(r"\b(?:(?:we|i)\s+(?:would\s+|'d\s+)?(?:recommend|suggest|advise)|(?:is|are)\s+(?:recommended|"
+                       r"suggested|advised))\b", re.I)
+
+
+def advice(text: str) -> set[str]:
+    """The own sentences of `text` that a heading names as advice governs (HEADING, ADVICE_HEAD)."""
+    governed, under = [], False
+    for line in strip_harness(text).splitlines():
+        head = HEADING.match(line)
+        if head:
+            under = ADVICE_HEAD.search(head.group("md") or head.group("colon")) is not None
+        elif under:
+            governed.append(line)
+    return set(own_sentences("\n".join(governed))) if governed else set()
+
+
 def constraints_of(ev: dict[str, Any], in_system=lambda term: False, reply: bool = False,
                    instructions: bool = False) -> list[dict[str, Any]]:
     """The cue-bearing sentences of one user message (at most MAX_CONSTRAINTS_PER_MESSAGE); a sentence
@@ -331,7 +360,10 @@ def constraints_of(ev: dict[str, Any], in_system=lambda term: False, reply: bool
     question (a permission in it is consent, `cue`). `instructions`: a line of a prompt file, whose imperative and
     invariant sentences are rules too (IMPERATIVE, INVARIANT), a little less sure."""
     out = []
+    tips = advice(ev["text"])
     for sentence in own_sentences(ev["text"]):
+        if sentence in tips or RECOMMEND.search(sentence):
+            continue
         found = cue(sentence, reply)
         if found is None and instructions and not _is_question(sentence):
             said = IMPERATIVE.match(sentence) or INVARIANT.match(sentence)
@@ -405,11 +437,26 @@ def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
             return None   # "once it is cancelled, can you book ...": said as done, never in force
         sure = 0.6   # a later task may be a passing remark; a person should look at it
     if keys:
-        return {"id": id, "from": ev["id"], "text": request, "keys": keys, "confidence": sure}
+        problem = _problem(text) if title else None   # a title names the topic; the issue says what is wrong
+        said = f"{request} — {problem}" if problem and normalize(problem) not in normalize(request) else request
+        return {"id": id, "from": ev["id"], "text": said, "keys": keys, "confidence": sure}
     if later:
         return None   # a later task without words of its own to keep is not worth scoring
     # every content word is the system prompt's: the text itself is the key, so it must be one unit
     return {"id": id, "from": ev["id"], "text": clause.strip(), "confidence": 0.5} if U.cooccur(text, [clause]) else None
+
+
+# The sentence of an issue that says what is wrong: what is observed against what is expected ("Output is `344`, but
+# `345` is correct", "expected 3 pages but got 2", "returns None instead of raising").
+CONTRAST = re.compile(r"\bbut\b.*\b(?:correct|expected|should|supposed)\b|\bexpected\b.*\b(?:but|got|actual|instead)\b|"
+                      r"\binstead of\b", re.I)
+
+
+def _problem(text: str) -> str | None:
+    """The sentence of the task a message quotes that says what is wrong (CONTRAST), if one does."""
+    m = TASK_BLOCK.search(strip_harness(text))
+    body = (m.group(2) or m.group(3) or "") if m else ""
+    return next((s for s in own_sentences(body) if CONTRAST.search(s)), None)
 
 
 # A file a message points the agent to ("Read TASK.md and do what it says", "@prompts/fix.md"): a name with a
@@ -727,7 +774,7 @@ def _edit_fact(call: dict[str, Any], text: str) -> tuple[str, list[str]] | None:
     lines.sort(key=lambda ln: not STATUS.search(ln.replace(tail, " ")))
     for line in lines:
         phrase = _phrase(line.replace(tail, " " * len(tail)), STATUS, skip=re.split(r"[/._-]", tail))
-        if phrase:
+        if phrase and STATUS.search(phrase):   # the line says the file changed; "(1998 lines total)" says nothing
             return path, [tail, phrase]
     return None
 
@@ -820,6 +867,7 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
 
     edits: dict[str, tuple[int, dict[str, Any]]] = {}
     failures: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
+    runs: dict[tuple[str, ...], tuple[frozenset[str], str]] = {}   # a failure's command signature and phrase (`_resolved`)
     for pos, ev in enumerate(events):
         call = calls.get(ev.get("call") or "") if ev["role"] == "tool" else None
         if call is None:
@@ -833,6 +881,10 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
         text = ev["text"]
         if not text.strip() or MISUSE.search(text):
             continue
+        sig = _signature(_command(call))
+        if sig and not _failure(text, _command(call), None):
+            for nk in [k for k, (s, _) in runs.items() if s & sig and k in failures]:
+                del failures[nk]   # the same command later succeeds: the error was resolved, it is history
         keys, edit_key = None, None
         if _is_edit(call) and not _failure(text, None, None):
             found = _edit_fact(call, text)
@@ -847,16 +899,55 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
         if edit_key is not None:
             for other in [p for p in edits if _same_file(p, edit_key)]:
                 del edits[other]   # one fact per file: its last edit
+            for nk in [k for k, (_, f) in failures.items() if "/" in f["keys"][0] and _same_file(edit_key, f["keys"][0])]:
+                del failures[nk]   # a missing file the agent then wrote: "no such file" is history
             edits[edit_key] = (pos, fact)
 
         else:
             nk = U.keys_of(keys)
+            phrase = normalize(keys[-1])
+            for old in [k for k, (s, p) in runs.items() if s & sig and p == phrase and k != nk and k in failures]:
+                del failures[old]   # the same command fails the same way elsewhere: the agent got past that one
             failures.pop(nk, None)
             failures[nk] = (pos, fact)
+            runs[nk] = (sig, phrase)
+            if _guess(call, keys, events[pos + 1:], calls):
+                del failures[nk]
     kept = sorted(edits.values(), key=lambda x: x[0])[-MAX_EDITS:]
     room = MAX_FACTS - len(kept)
     kept += sorted(failures.values(), key=lambda x: x[0])[-room:] if room > 0 else []
     return [f for _, f in sorted(kept, key=lambda x: x[0])]
+
+
+def _signature(command: str | None) -> frozenset[str]:
+    """What a shell command runs, to tell when it is run again: the program of each segment that does work (not cd,
+    export, echo ...; an env assignment and a path left out) with its subcommand when one follows ("apt-get install",
+    "npx jest", "cmake", "make"). Two commands are the same run when they share one."""
+    out = set()
+    for seg in re.split(r"&&|\|\||[;|]", command or ""):
+        words = [w for w in seg.split() if not re.fullmatch(r"\w+=\S*", w)]
+        if not words or words[0] in SETUP:
+            continue
+        program = words[0].rstrip("/").rsplit("/", 1)[-1]
+        sub = next((w for w in words[1:] if not w.startswith("-")), "")
+        out.add(f"{program} {sub}" if re.fullmatch(r"[a-z][\w-]*", sub) else program)
+    return frozenset(out)
+
+
+SETUP = {"cd", "export", "echo", "printf", "mkdir", "rm", "touch", "set", "source", ".", "sleep", "true", "pushd", "popd"}
+
+
+def _guess(call: dict[str, Any], keys: list[str], later: list[dict[str, Any]], calls: dict[str, Any]) -> bool:
+    """A lookup (a viewing command) that fails on a path no later call names again: the agent's guess, trivial."""
+    command = _command(call)
+    if command is None or not VIEWING.match(command) or "/" not in keys[0]:
+        return False
+    said = re.compile(re.escape(keys[0]) + r"(?![\w.-])")
+    for e in later:
+        c = calls.get(e.get("call") or "") if e["role"] == "tool" else None
+        if c and said.search(" ".join(str(v) for v in (c.get("args") or {}).values())):
+            return False
+    return True
 
 
 REMOVE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
