@@ -197,8 +197,9 @@ def test_every_key_of_every_real_session_means_something(tmp_path):
             assert U.cooccur(events[m.from_].text, m.keys or (m.text,))
     # facts need an anchor and a misused editing tool is no fact; a question, a consent and a restatement are no
     # rule (issue 27): fewer, each about the work
-    # (and an error the same command later gets past, a guessed path, a line count are no facts)
-    assert totals["constraints"] >= 45 and totals["facts"] >= 15, totals
+    # (and an error the same command later gets past, a guessed path, a line count are no facts; tips under a heading,
+    # "you don't have to", a one-off choice are no rules)
+    assert totals["constraints"] >= 40 and totals["facts"] >= 15, totals
 
 
 def test_later_tasks_are_workstream_items_and_later_requirements_constraints():
@@ -222,6 +223,10 @@ def test_later_tasks_are_workstream_items_and_later_requirements_constraints():
         ("exponential backoff", "u2", "u4"),      # the user moved on: done at the next task's message
         ("PR-4411", "u4", "a4"),                   # the agent said it done
         ("update the changelog", "u5", None)]      # the task in hand
+    # what each asks: the verb with its object, as its message writes it
+    assert [i["task"] for i in w["items"]] == ["add a retry with exponential backoff to the billing client",
+                                               "move the PR-4411 fixtures into tests/data",
+                                               "update the changelog for the release"]
     assert all(0 < i["confidence"] < 1 for i in w["items"])
     assert [(c["from"], c["kind"]) for c in truth["constraints"]] == [("u4", "ban")]
     s, ck = check({"scenario": 1, "id": "t", "window": 4096, "system": "You are an agent.", "events": events,

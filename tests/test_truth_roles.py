@@ -252,3 +252,16 @@ def test_an_issue_prompts_mission_says_what_is_wrong_not_only_its_title():
     mission = derive_truth(session(("user", text)))["mission"][0]
     assert mission["text"] == "Pager rounding — Calling `paginate(rows, 50)` on 120 rows gives 2 pages, but 3 pages is correct."
     assert set(mission["keys"]) == {"Pager", "rounding"}   # the title's words: they stand together in one unit
+
+
+def test_a_request_qualified_by_a_preference_is_a_task_and_a_choice_among_options_no_rule():
+    truth = derive_truth(session(
+        ("user", "I'd like to repaint the garage at 14 Birch Lane."),
+        ("assistant", "Done: the painters are booked for Friday."),
+        ("user", "I would also like to replace the shed door with an oak one, preferably."),
+        ("assistant", "I found three doors: OAK-7, OAK-9 and PINE-2."),
+        ("user", "I'd like to go with door OAK-9 from the catalogue.")))
+    assert rules(truth) == []
+    (item,) = truth["workstreams"][0]["items"]
+    assert item["from"] == "u2" and item["task"] == "replace the shed door with an oak one"
+    assert cue("I'd prefer a door that opens outwards.")[0] == "preference"

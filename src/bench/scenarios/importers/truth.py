@@ -7,7 +7,8 @@
   request after it is the mission.
 - **the user's later tasks**: one workstream whose items are the later messages' requests for a piece of work
   (ACTION), each done where the agent says so or the user moves on: what a memory must keep is the task in hand,
-  not every task ever asked. A request that does not say it adds work (ADDITIVE) and answers the agent's question
+  not every task ever asked. An item's id is a name the agent's messages can write (its identifier, a short run of its
+  words); its `task` is the work as the message asks it, the verb with its object (`_verb_phrase`). A request that does not say it adds work (ADDITIVE) and answers the agent's question
   or names what the user said before clarifies the task in hand: no task.
 - **constraints** (also those of the prompt file the user pointed to): the user's own sentences that carry
   a constraint cue (a ban, a must, a preference, an authorization, a reporting rule; `CUES`) whose role makes it a
@@ -102,6 +103,7 @@ LIMIT = re.compile(r"\b(?:only|but|except|unless|as long as|provided|so long as|
                    r"never|not|no)\b|n't\b", re.I)
 FREE_CHOICE = re.compile(r"\b(?:any|anything|whatever|whichever|all)\b|\b(?:you|that you)\s+(?:want|need|like|wish)\b", re.I)
 MEANS = re.compile(r"\bby\s+(?:\w+\s+)?\w+ing\b", re.I)
+CHOICE = re.compile(r"^\s*(?:to\s+)?(?:go with|take|choose|pick|select|opt for|settle on)\b", re.I)
 # A reporting cue is a standing rule when a condition says when to report ("let me know when CI is green", "ping me
 # before touching X"); followed by what to tell ("let me know the departure time", "how much is left") it is a
 # one-off question.
@@ -133,8 +135,8 @@ def _holds(kind: str, sentence: str, m: re.Match[str], reply: bool) -> bool:
             return False
         polite = POLITE.match(m.group()) or re.search(r"\bplease\s+$", sentence[:m.start()], re.I)
         return not _is_question(sentence) or polite is not None
-    if kind == "preference":
-        return not _is_question(sentence)
+    if kind == "preference":   # "I'd like to go with HAT052": a one-off choice among what was offered
+        return not _is_question(sentence) and not CHOICE.match(after)
     return True
 
 
@@ -196,6 +198,8 @@ def cue(sentence: str, reply: bool = False) -> tuple[str, re.Match[str]] | None:
                 continue   # "you don't need to install packages": no rule at all
             if kind == "preference" and OWN_TASK.match(sentence[m.end():]):
                 continue   # "I want to change my flight": the user's own task, not how it is to be done
+            if kind == "preference" and ACTION.search(before):
+                continue   # "I'd also like to change it to a nonstop one, preferably.": the request is a task
             if (kind == "must" and m.group().lower() in ("should", "must") and STATEMENT.match(sentence[m.end():])
                     and not RULE_SUBJECT.search(before)):
                 continue   # "my profile should be under ...": a statement, not a rule
@@ -553,7 +557,8 @@ def tasks_workstream(tasks: list[dict[str, Any]], events: list[dict[str, Any]]) 
     items = []
     for k, (t, name) in enumerate(kept):
         end = pos[kept[k + 1][0]["from"]] if k + 1 < len(kept) else len(events)
-        item: dict[str, Any] = {"id": name, "from": t["from"], "confidence": t["confidence"]}
+        item: dict[str, Any] = {"id": name, "from": t["from"], "task": _verb_phrase(t["text"]) or name,
+                                "confidence": t["confidence"]}
         ids = U.Items([name])
         for e in events[pos[t["from"]] + 1:end]:
             if e["role"] == "assistant" and U.latest_claims(U.units(e["text"]), ids).get(name) == "done":
@@ -562,6 +567,26 @@ def tasks_workstream(tasks: list[dict[str, Any]], events: list[dict[str, Any]]) 
             item["done"] = kept[k + 1][0]["from"]   # the user moved on: the next task's message ends this one
         items.append(item)
     return {"id": "w-tasks", "from": kept[0][0]["from"], "title": "the user's later tasks", "items": items}
+
+
+# Where a task's verb phrase ends: the clause's end, a condition or a courtesy after it ("if possible", "please").
+PHRASE_END = re.compile(r"[.;:!?]|,\s|\s(?:if|when|unless|once|please|so that|since|because)\b|\s+-+\s", re.I)
+
+
+def _verb_phrase(text: str, most: int = 12) -> str | None:
+    """A task's name: the verb phrase of the work asked for, the verb with its object as the message writes them
+    ("change my ticket to business class and add 2 checked bags", not "ticket"); None when it is not a run of two to
+    `most` words."""
+    asked = ACTION.search(text)
+    verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
+    if not verbs:
+        return None
+    start = asked.start() + verbs[-1].start()
+    on = re.match(r"move on to\s+", text[start:], re.I)   # "let's move on to changing ...": the work is what follows
+    start += on.end() if on else 0
+    end = PHRASE_END.search(text, start)
+    words = text[start:end.start() if end else len(text)].split()
+    return " ".join(words) if 2 <= len(words) <= most else None
 
 
 def _item_name(text: str, keys: list[str]) -> str | None:
