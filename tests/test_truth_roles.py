@@ -265,3 +265,19 @@ def test_a_request_qualified_by_a_preference_is_a_task_and_a_choice_among_option
     (item,) = truth["workstreams"][0]["items"]
     assert item["from"] == "u2" and item["task"] == "replace the shed door with an oak one"
     assert cue("I'd prefer a door that opens outwards.")[0] == "preference"
+
+
+def test_a_first_request_that_names_nothing_gives_way_to_the_request_that_says_which_work():
+    system = "You help users change a booking: each booking change follows the policy."   # its words are no keys
+    truth = derive_truth(session(
+        ("user", "Hi! I'd like to change my upcoming booking, please."),
+        ("assistant", "Sure, which booking and what change?"),
+        ("user", "I want to move the Lisbon dinner reservation to Friday evening."),
+        ("assistant", "Moved."),
+        ("user", "Also cancel the museum tickets for Saturday.")), system)
+    (mission,) = truth["mission"]
+    assert mission["from"] == "u2" and mission["text"] == "I want to move the Lisbon dinner reservation to Friday evening."
+    assert tasks(truth) == ["u3"]   # the mission's message is no later task of its own
+    named = derive_truth(session(("user", "I'd like to change my booking QX7T2 to Friday."),
+                                 ("assistant", "Which time?"), ("user", "I want to move it to the evening slot.")), system)
+    assert named["mission"][0]["from"] == "u1"

@@ -4,7 +4,8 @@
   to and the agent read, else the title of the task it quotes (an issue or PR description), else its first
   sentence that makes a request; keys are content words of that one sentence.
   A request that only asks for help with a thing ("I need some help with my travel plans") is a preamble: the
-  request after it is the mission.
+  request after it is the mission; one that names nothing of its own (`_generic`) gives way to the first later
+  request that says which work.
 - **the user's later tasks**: one workstream whose items are the later messages' requests for a piece of work
   (ACTION), each done where the agent says so or the user moves on: what a memory must keep is the task in hand,
   not every task ever asked. An item's id is a name the agent's messages can write (its identifier, a short run of its
@@ -1017,6 +1018,13 @@ def _mentioned(system: str):
 # ---------------------------------------------------------------- all of it
 
 
+def _generic(mission: dict[str, Any]) -> bool:
+    """A request that names nothing of its own: no identifier and at most one content word to key on ("I'd like to
+    change my upcoming flight, please.")."""
+    keys = mission.get("keys") or []
+    return len(keys) <= 1 and not any(_shape(k, False) >= 1 for k in keys)
+
+
 def _answers(ev: dict[str, Any], events: list[dict[str, Any]]) -> bool:
     """The user's message answers the agent: it opens with an answer word ("Yes, ...") or follows a question the agent
     asked in its last message."""
@@ -1043,10 +1051,18 @@ def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, An
         if task and task["confidence"] >= 0.8 and not preamble(task["text"]):
             # "I need some help with my reservations." then "I need to cancel two of them.": the second asks
             mission, start = {**task, "confidence": 0.7}, 2
+    said = None
+    if mission and not read and _generic(mission):
+        # "I'd like to change my upcoming flight." names no flight: the first later request that says which work is
+        # the mission ("I want to change my outgoing flight to a nonstop one, and shift it to the next day.")
+        said = next((t for ev in users[start:] if (t := mission_of(ev, in_system, "m1", later=True))), None)
+        mission = {**said, "confidence": 0.6} if said else mission
     if mission:
         truth["mission"] = [mission]
     tasks = []
     for i, ev in enumerate(users[start:], start):
+        if said and ev["id"] == said["from"]:
+            continue
         task = mission_of(ev, in_system, f"m-{ev['id']}", later=True)
         before = "\n".join(u["text"] for u in users[:i])
         if task and (ADDITIVE.search(task["text"]) or not (_answers(ev, events)
