@@ -281,3 +281,19 @@ def test_a_first_request_that_names_nothing_gives_way_to_the_request_that_says_w
     named = derive_truth(session(("user", "I'd like to change my booking QX7T2 to Friday."),
                                  ("assistant", "Which time?"), ("user", "I want to move it to the evening slot.")), system)
     assert named["mission"][0]["from"] == "u1"
+
+
+def test_a_task_another_adds_to_stays_in_hand_and_one_the_user_moves_on_from_ends():
+    truth = derive_truth(session(
+        ("user", "Repaint the garage at 14 Birch Lane."),
+        ("assistant", "Booked the painters."),
+        ("user", "Please replace the shed door with an oak one."),
+        ("assistant", "Which oak door?"),
+        ("user", "I also want to fix the gutter on the north side."),
+        ("assistant", "Noted."),
+        ("user", "Now clean the driveway before Sunday."),
+        ("assistant", "Will do.")))
+    done = {i["task"]: i.get("done") for i in truth["workstreams"][0]["items"]}
+    assert done == {"replace the shed door with an oak one": None,   # "also" adds to it: still in hand
+                    "fix the gutter on the north side": "u4",       # "Now ..." moves on from it
+                    "clean the driveway before Sunday": None}

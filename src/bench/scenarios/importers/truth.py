@@ -564,8 +564,9 @@ def tasks_workstream(tasks: list[dict[str, Any]], events: list[dict[str, Any]]) 
         for e in events[pos[t["from"]] + 1:end]:
             if e["role"] == "assistant" and U.latest_claims(U.units(e["text"]), ids).get(name) == "done":
                 item["done"] = e["id"]
-        if "done" not in item and k + 1 < len(kept):
-            item["done"] = kept[k + 1][0]["from"]   # the user moved on: the next task's message ends this one
+        if "done" not in item and k + 1 < len(kept) and not re.search(r"\b(?:also|too|as well)\b", kept[k + 1][0]["text"], re.I):
+            item["done"] = kept[k + 1][0]["from"]   # the user moved on: the next task's message ends this one; one that
+            # adds to it ("I also want ...") leaves it in hand
         items.append(item)
     return {"id": "w-tasks", "from": kept[0][0]["from"], "title": "the user's later tasks", "items": items}
 
