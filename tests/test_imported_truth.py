@@ -52,9 +52,10 @@ def replay(path: Path, out: Path, strategy: str = "full", target: str | None = N
     return asyncio.run(run_cell(c, build(c.writer), out / c.strategy))
 
 
-# (format, file, arguments, the fewest facts it must give): the SWE-agent session leaves one lasting artifact, its fix
-# to fields.py (the reproduce.py it wrote is deleted again, so its edit is no fact)
-SESSIONS = [("claude-code", CLAUDE, (), 2), ("swe-agent", SWE, (), 1), ("openhands", OPENHANDS, ("--record", "0"), 2)]
+# (format, file, arguments, the fewest facts it must give): the SWE-agent session's one lasting artifact, its fix to
+# fields.py, is reported only as "Text replaced." above a line count that names the file, so it gives no anchored fact
+# (a file's line count alone is trivial; the reproduce.py it wrote is deleted again)
+SESSIONS = [("claude-code", CLAUDE, (), 2), ("swe-agent", SWE, (), 0), ("openhands", OPENHANDS, ("--record", "0"), 2)]
 
 
 @pytest.mark.parametrize("fmt, src, extra, facts", SESSIONS, ids=[s[0] for s in SESSIONS])
@@ -64,20 +65,22 @@ def test_the_oracle_keeps_the_truth_and_dropping_tool_traffic_loses_the_artifact
     path = imported(tmp_path, fmt, src, *extra)
     s = loader.load(path)
     assert len(s.truth.facts) >= facts and s.truth.constraints and s.truth.mission
+    assert facts or not s.truth.facts
     full = replay(path, tmp_path)
-    assert full["fact_retention"] == 1.0 and full["constraint_fidelity"] == 1.0 and full["goal_retention"] == 1.0
+    assert full["constraint_fidelity"] == 1.0 and full["goal_retention"] == 1.0
     dropped = replay(path, tmp_path, target=f"{__name__}.DropTools")
-    assert dropped["fact_retention"] <= full["fact_retention"] - 0.5, dropped
+    if facts:
+        assert full["fact_retention"] == 1.0 and dropped["fact_retention"] <= full["fact_retention"] - 0.5, dropped
     assert dropped["constraint_fidelity"] == 1.0   # it kept every user message: only the artifact trail is gone
 
 
-def test_claude_code_facts_are_the_files_written_and_the_failure(tmp_path):
+def test_claude_code_facts_are_the_files_written_not_the_failure_fixed_later(tmp_path):
     s = loader.load(imported(tmp_path, "claude-code", CLAUDE))
     events = {e.id: e for e in s.events}
     assert [tuple(f.keys) for f in s.truth.facts] == [
         ("middleware/rateLimit.ts", "File created successfully"),   # Write
-        ("ReferenceError", "redis is not defined"),                 # the failing jest run
         ("src/server.ts", "has been updated")]                      # the last of its two edits
+    # the failing jest run ("ReferenceError: redis is not defined") is history: the same command passes later
     for f in s.truth.facts:
         source = events[f.from_]
         assert source.role == "tool" and U.cooccur(source.text, f.keys) and any(descriptive(k) for k in f.keys)
@@ -194,7 +197,9 @@ def test_every_key_of_every_real_session_means_something(tmp_path):
             assert U.cooccur(events[m.from_].text, m.keys or (m.text,))
     # facts need an anchor and a misused editing tool is no fact; a question, a consent and a restatement are no
     # rule (issue 27): fewer, each about the work
-    assert totals["constraints"] >= 45 and totals["facts"] >= 20, totals
+    # (and an error the same command later gets past, a guessed path, a line count are no facts; tips under a heading,
+    # "you don't have to", a one-off choice are no rules)
+    assert totals["constraints"] >= 40 and totals["facts"] >= 15, totals
 
 
 def test_later_tasks_are_workstream_items_and_later_requirements_constraints():
@@ -218,6 +223,10 @@ def test_later_tasks_are_workstream_items_and_later_requirements_constraints():
         ("exponential backoff", "u2", "u4"),      # the user moved on: done at the next task's message
         ("PR-4411", "u4", "a4"),                   # the agent said it done
         ("update the changelog", "u5", None)]      # the task in hand
+    # what each asks: the verb with its object, as its message writes it
+    assert [i["task"] for i in w["items"]] == ["add a retry with exponential backoff to the billing client",
+                                               "move the PR-4411 fixtures into tests/data",
+                                               "update the changelog for the release"]
     assert all(0 < i["confidence"] < 1 for i in w["items"])
     assert [(c["from"], c["kind"]) for c in truth["constraints"]] == [("u4", "ban")]
     s, ck = check({"scenario": 1, "id": "t", "window": 4096, "system": "You are an agent.", "events": events,

@@ -195,3 +195,105 @@ def test_a_reply_opening_with_an_answer_word_is_a_reply_wherever_the_question_wa
                                  ("user", "Sure, you can renew it yearly."),
                                  ("assistant", "Renewed.")))
     assert rules(truth) == []
+
+
+def test_a_heading_that_names_tips_governs_its_list_and_a_recommendation_is_advice():
+    text = ("Port the ledger exporter to Parquet.\nNever change the CSV column order.\n\nHELPFUL HINTS:\n"
+            "1. Always begin by profiling the exporter on the March ledger.\n"
+            "2. You should keep a scratch copy of each export under /tmp/ledger.\n\nRULES:\n"
+            "Make sure every file carries its schema version.\n"
+            "We recommend that you run the golden-file comparison before each commit.")
+    assert rules(derive_truth(session(("user", text)))) == [
+        ("ban", "Never change the CSV column order."), ("must", "Make sure every file carries its schema version.")]
+
+
+def test_an_obligation_negated_is_no_rule_at_all():
+    for said in ("You don't have to modify the fixtures or any of the golden files in any way.",
+                 "Don't have to touch the fixtures for this one.", "You need not rerun the fixtures."):
+        assert cue(said) is None, said
+    assert cue("You don't modify the fixtures in any way.")[0] == "ban"
+
+
+def test_an_error_the_same_command_later_gets_past_is_history():
+    events = _tool_session(
+        ({"tool": "bash", "args": {"command": "apt-get update && apt-get install -y protobuf-dev"}},
+         "E: Unable to locate package protobuf-dev"),
+        ({"tool": "bash", "args": {"command": "apt-get install -y libprotobuf-dev"}}, "Setting up libprotobuf-dev ..."),
+        ({"tool": "bash", "args": {"command": "cmake -S . -B out"}},
+         'Could not find a package configuration file provided by "Protobuf" with any of'),
+        ({"tool": "bash", "args": {"command": "cmake -DProtobuf_DIR=/usr/lib/cmake -S . -B out"}},
+         'Could not find a package configuration file provided by "GTest" with any of'),
+        ({"tool": "bash", "args": {"command": "zigc build.zig"}}, "bash: zigc: command not found"),
+        ({"tool": "bash", "args": {"command": "./tools/zigc build.zig"}}, "bash: ./tools/zigc: No such file or directory"),
+        ({"tool": "bash", "args": {"command": "/opt/zig/bin/zigc build.zig"}},
+         "bash: /opt/zig/bin/zigc: No such file or directory"))
+    assert [f["keys"] for f in facts_of(events)] == [
+        ["GTest", "Could not find a package configuration"], ["zigc", "command not found"],
+        ["bin/zigc", "No such file or directory"]]   # the first cmake error resolved; the first missing path was a guess
+
+
+def test_a_guessed_lookup_and_a_line_count_are_trivial():
+    events = _tool_session(
+        ({"tool": "bash", "args": {"command": "ls src/ledgers"}}, "ls: cannot access 'src/ledgers': No such file or directory"),
+        ({"tool": "bash", "args": {"command": "ls src/ledger"}}, "export.py  parquet.py"),
+        ({"tool": "edit", "args": {"path": "src/ledger/export.py", "search": "a", "replace": "b"}},
+         "Text replaced.\n[File: /srv/src/ledger/export.py (412 lines total)]"),
+        ({"tool": "bash", "args": {"command": "cat src/ledger/schema.py"}},
+         "cat: src/ledger/schema.py: No such file or directory"),
+        ({"tool": "str_replace_editor", "args": {"command": "create", "path": "src/ledger/schema.py", "file_text": "x"}},
+         "File created successfully at: src/ledger/schema.py"))
+    assert [f["keys"] for f in facts_of(events)] == [["ledger/schema.py", "File created successfully"]]
+
+
+def test_an_issue_prompts_mission_says_what_is_wrong_not_only_its_title():
+    text = ("Please solve this issue.\n<issue_description>\nPager rounding\nHello!\n"
+            "Calling `paginate(rows, 50)` on 120 rows gives 2 pages, but 3 pages is correct.\nThanks.\n</issue_description>\n"
+            "Make sure the existing tests pass.")
+    mission = derive_truth(session(("user", text)))["mission"][0]
+    assert mission["text"] == "Pager rounding — Calling `paginate(rows, 50)` on 120 rows gives 2 pages, but 3 pages is correct."
+    assert set(mission["keys"]) == {"Pager", "rounding"}   # the title's words: they stand together in one unit
+
+
+def test_a_request_qualified_by_a_preference_is_a_task_and_a_choice_among_options_no_rule():
+    truth = derive_truth(session(
+        ("user", "I'd like to repaint the garage at 14 Birch Lane."),
+        ("assistant", "Done: the painters are booked for Friday."),
+        ("user", "I would also like to replace the shed door with an oak one, preferably."),
+        ("assistant", "I found three doors: OAK-7, OAK-9 and PINE-2."),
+        ("user", "I'd like to go with door OAK-9 from the catalogue.")))
+    assert rules(truth) == []
+    (item,) = truth["workstreams"][0]["items"]
+    assert item["from"] == "u2" and item["task"] == "replace the shed door with an oak one"
+    assert cue("I'd prefer a door that opens outwards.")[0] == "preference"
+
+
+def test_a_first_request_that_names_nothing_gives_way_to_the_request_that_says_which_work():
+    system = "You help users change a booking: each booking change follows the policy."   # its words are no keys
+    truth = derive_truth(session(
+        ("user", "Hi! I'd like to change my upcoming booking, please."),
+        ("assistant", "Sure, which booking and what change?"),
+        ("user", "I want to move the Lisbon dinner reservation to Friday evening."),
+        ("assistant", "Moved."),
+        ("user", "Also cancel the museum tickets for Saturday.")), system)
+    (mission,) = truth["mission"]
+    assert mission["from"] == "u2" and mission["text"] == "I want to move the Lisbon dinner reservation to Friday evening."
+    assert tasks(truth) == ["u3"]   # the mission's message is no later task of its own
+    named = derive_truth(session(("user", "I'd like to change my booking QX7T2 to Friday."),
+                                 ("assistant", "Which time?"), ("user", "I want to move it to the evening slot.")), system)
+    assert named["mission"][0]["from"] == "u1"
+
+
+def test_a_task_another_adds_to_stays_in_hand_and_one_the_user_moves_on_from_ends():
+    truth = derive_truth(session(
+        ("user", "Repaint the garage at 14 Birch Lane."),
+        ("assistant", "Booked the painters."),
+        ("user", "Please replace the shed door with an oak one."),
+        ("assistant", "Which oak door?"),
+        ("user", "I also want to fix the gutter on the north side."),
+        ("assistant", "Noted."),
+        ("user", "Now clean the driveway before Sunday."),
+        ("assistant", "Will do.")))
+    done = {i["task"]: i.get("done") for i in truth["workstreams"][0]["items"]}
+    assert done == {"replace the shed door with an oak one": None,   # "also" adds to it: still in hand
+                    "fix the gutter on the north side": "u4",       # "Now ..." moves on from it
+                    "clean the driveway before Sunday": None}

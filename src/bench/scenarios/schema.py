@@ -191,6 +191,7 @@ ITEM = Record("item", (
     _id("the item's name as the texts write it (a whole token), e.g. `#101`", check="text"),
     Field("done", "str", "the event that finishes it", check="event"),
     Field("from", "str", "derived items: the event that asks for it", attr="", check="event"),
+    Field("task", "str", "derived items: the work as its message asks it, the verb with its object", attr=""),
     *DERIVED,
 ), Item)
 

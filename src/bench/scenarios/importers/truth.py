@@ -4,15 +4,18 @@
   to and the agent read, else the title of the task it quotes (an issue or PR description), else its first
   sentence that makes a request; keys are content words of that one sentence.
   A request that only asks for help with a thing ("I need some help with my travel plans") is a preamble: the
-  request after it is the mission.
+  request after it is the mission; one that names nothing of its own (`_generic`) gives way to the first later
+  request that says which work.
 - **the user's later tasks**: one workstream whose items are the later messages' requests for a piece of work
   (ACTION), each done where the agent says so or the user moves on: what a memory must keep is the task in hand,
-  not every task ever asked. A request that does not say it adds work (ADDITIVE) and answers the agent's question
+  not every task ever asked. An item's id is a name the agent's messages can write (its identifier, a short run of its
+  words); its `task` is the work as the message asks it, the verb with its object (`_verb_phrase`). A request that does not say it adds work (ADDITIVE) and answers the agent's question
   or names what the user said before clarifies the task in hand: no task.
 - **constraints** (also those of the prompt file the user pointed to): the user's own sentences that carry
   a constraint cue (a ban, a must, a preference, an authorization, a reporting rule; `CUES`) whose role makes it a
   rule (`_holds`: not a permission of free choice, means or consent, not a question asking for information, not an
-  elided "need to"); one item per requirement (`distinct`). The quote is the cue-bearing sentence,
+  elided "need to", not a negated obligation, not advice: a list under a heading naming tips or notes, a sentence
+  that recommends; `advice`); one item per requirement (`distinct`). The quote is the cue-bearing sentence,
   verbatim; keys are identifiers and content words of the clause holding the cue, never stop or
   filler words. Harness-made text, quoted blocks, code and pasted terminal lines are not the
   user's sentences (bench/text.py).
@@ -23,7 +26,9 @@
   from the same line ("has been updated", "File created successfully", "No such file or
   directory", the error's message), so a bag of identifiers never satisfies it. A result with no
   such line gives no fact. A fact is about the state the session ends in: a file deleted afterwards, or a missing
-  path created afterwards, gives none. At most `MAX_FACTS` (edits at most `MAX_EDITS`), the most recent.
+  path created afterwards, gives none, nor does an error the same command later gets past (`_signature`), a failed
+  lookup of a path never named again (`_guess`) or an edit result whose line names no change ("(1998 lines total)").
+  At most `MAX_FACTS` (edits at most `MAX_EDITS`), the most recent.
 
 No key is a word the system prompt holds (the validator warns about such keys: the prompt is rebuilt
 for every request). A constraint whose content words are all the system prompt's keeps only its
@@ -37,7 +42,7 @@ import re
 from typing import Any, Iterable
 
 from bench import units as U
-from bench.text import (QUOTE_CHARS, first_sentence, normalize, own_sentences, stop_word, strip_harness, substantive,
+from bench.text import (QUOTE_CHARS, TASK_BLOCK, first_sentence, normalize, own_sentences, stop_word, strip_harness, substantive,
                         task_title)
 
 MAX_FACTS, MAX_EDITS = 12, 8
@@ -62,13 +67,17 @@ OWN_TASK = re.compile(rf"\s+(?:also\s+)?to\s+(?:{WORK_VERBS}|know|ask|check|get)
 # it: not a task of its own. Only the verb's object counts (`_dependent`): "upgrade me to business for that segment"
 # asks for new work.
 DEPENDENT = re.compile(r"\b(?:it|them)\b|\b(?:that|this|those|these)\s+(?!(?:is|are|was|were|will|would)\b)[a-z]", re.I)
+# "you don't have to modify the tests", "you need not": an obligation negated, so no rule at all (neither a must nor
+# a ban: the negation lifts the duty, it does not forbid the act).
 NO_NEED = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|never)\s*$", re.I)
 RULE_SUBJECT = re.compile(r"\b(?:you|we)\s*$", re.I)
 
 CUES = (  # (kind, pattern); the earliest cue in a sentence decides, ties go to the kind listed first
     ("ban", re.compile(
-        r"^\W*(?:(?:also|and|but|so|just|and also),?\s+)?(?:please\s+)?(?:don'?t|do not|never|stop|avoid)\b|"
-        r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|(?:don'?t|do not)(?!\s+need\b)|never|"
+        r"^\W*(?:(?:also|and|but|so|just|and also),?\s+)?(?:please\s+)?(?:(?:don'?t|do not)(?!\s+(?:need|have)\s+to\b)|never|stop|"
+        r"avoid)\b|"
+        r"\b(?:you|we)\s+(?:must not|mustn'?t|should not|shouldn'?t|may not|can'?t|cannot|(?:don'?t|do not)(?!\s+need\b)"
+        r"(?!\s+have\s+to\b)|never|"
         r"are not allowed to|aren'?t allowed to)\b|\b(?:not allowed|no longer|under no circumstances)\b|"
         r"\bplease (?:don'?t|do not|never)\b|\bmake sure (?:you )?(?:don'?t|do not|never|not)\b|"
         r"\bwithout (?:asking|checking with) me\b", re.I)),
@@ -95,6 +104,7 @@ LIMIT = re.compile(r"\b(?:only|but|except|unless|as long as|provided|so long as|
                    r"never|not|no)\b|n't\b", re.I)
 FREE_CHOICE = re.compile(r"\b(?:any|anything|whatever|whichever|all)\b|\b(?:you|that you)\s+(?:want|need|like|wish)\b", re.I)
 MEANS = re.compile(r"\bby\s+(?:\w+\s+)?\w+ing\b", re.I)
+CHOICE = re.compile(r"^\s*(?:to\s+)?(?:go with|take|choose|pick|select|opt for|settle on)\b", re.I)
 # A reporting cue is a standing rule when a condition says when to report ("let me know when CI is green", "ping me
 # before touching X"); followed by what to tell ("let me know the departure time", "how much is left") it is a
 # one-off question.
@@ -126,8 +136,8 @@ def _holds(kind: str, sentence: str, m: re.Match[str], reply: bool) -> bool:
             return False
         polite = POLITE.match(m.group()) or re.search(r"\bplease\s+$", sentence[:m.start()], re.I)
         return not _is_question(sentence) or polite is not None
-    if kind == "preference":
-        return not _is_question(sentence)
+    if kind == "preference":   # "I'd like to go with HAT052": a one-off choice among what was offered
+        return not _is_question(sentence) and not CHOICE.match(after)
     return True
 
 
@@ -189,6 +199,8 @@ def cue(sentence: str, reply: bool = False) -> tuple[str, re.Match[str]] | None:
                 continue   # "you don't need to install packages": no rule at all
             if kind == "preference" and OWN_TASK.match(sentence[m.end():]):
                 continue   # "I want to change my flight": the user's own task, not how it is to be done
+            if kind == "preference" and ACTION.search(before):
+                continue   # "I'd also like to change it to a nonstop one, preferably.": the request is a task
             if (kind == "must" and m.group().lower() in ("should", "must") and STATEMENT.match(sentence[m.end():])
                     and not RULE_SUBJECT.search(before)):
                 continue   # "my profile should be under ...": a statement, not a rule
@@ -324,6 +336,28 @@ IMPERATIVE = re.compile(rf"^\W*(?:please\s+)?(?:{WORK_VERBS}|keep|leave|use|foll
 INVARIANT = re.compile(r"^\W*(?:each|every|all|no|none of|nothing|neither)\b", re.I)
 
 
+# A heading governs the list under it: what a heading names as tips, notes or examples is advice, not a standing rule
+# ("IMPORTANT TIPS:" then "1. Always start by ..."). A heading is a line of its own, a markdown heading or a short
+# line ending in a colon; it governs the lines after it up to the next heading. A sentence that recommends ("we
+# recommend that you ...") is advice wherever it stands.
+HEADING = re.compile(r"^\s*(?:#{1,6}\s+(?P<md>.+?)|(?:\*\*)?(?P<colon>[^.!?:\n]{2,60}?)(?:\*\*)?:(?:\*\*)?)\s*$")
+ADVICE_HEAD = re.compile(r"\b(?:tips?|hints?|recommendations?|suggestions?|notes?|examples?|advice|best practices)\b", re.I)
+RECOMMEND = re.compile(r"\b(?:(?:we|i)\s+(?:would\s+|'d\s+)?(?:recommend|suggest|advise)|(?:is|are)\s+(?:recommended|"
+                       r"suggested|advised))\b", re.I)
+
+
+def advice(text: str) -> set[str]:
+    """The own sentences of `text` that a heading names as advice governs (HEADING, ADVICE_HEAD)."""
+    governed, under = [], False
+    for line in strip_harness(text).splitlines():
+        head = HEADING.match(line)
+        if head:
+            under = ADVICE_HEAD.search(head.group("md") or head.group("colon")) is not None
+        elif under:
+            governed.append(line)
+    return set(own_sentences("\n".join(governed))) if governed else set()
+
+
 def constraints_of(ev: dict[str, Any], in_system=lambda term: False, reply: bool = False,
                    instructions: bool = False) -> list[dict[str, Any]]:
     """The cue-bearing sentences of one user message (at most MAX_CONSTRAINTS_PER_MESSAGE); a sentence
@@ -331,7 +365,10 @@ def constraints_of(ev: dict[str, Any], in_system=lambda term: False, reply: bool
     question (a permission in it is consent, `cue`). `instructions`: a line of a prompt file, whose imperative and
     invariant sentences are rules too (IMPERATIVE, INVARIANT), a little less sure."""
     out = []
+    tips = advice(ev["text"])
     for sentence in own_sentences(ev["text"]):
+        if sentence in tips or RECOMMEND.search(sentence):
+            continue
         found = cue(sentence, reply)
         if found is None and instructions and not _is_question(sentence):
             said = IMPERATIVE.match(sentence) or INVARIANT.match(sentence)
@@ -405,11 +442,26 @@ def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
             return None   # "once it is cancelled, can you book ...": said as done, never in force
         sure = 0.6   # a later task may be a passing remark; a person should look at it
     if keys:
-        return {"id": id, "from": ev["id"], "text": request, "keys": keys, "confidence": sure}
+        problem = _problem(text) if title else None   # a title names the topic; the issue says what is wrong
+        said = f"{request} — {problem}" if problem and normalize(problem) not in normalize(request) else request
+        return {"id": id, "from": ev["id"], "text": said, "keys": keys, "confidence": sure}
     if later:
         return None   # a later task without words of its own to keep is not worth scoring
     # every content word is the system prompt's: the text itself is the key, so it must be one unit
     return {"id": id, "from": ev["id"], "text": clause.strip(), "confidence": 0.5} if U.cooccur(text, [clause]) else None
+
+
+# The sentence of an issue that says what is wrong: what is observed against what is expected ("Output is `344`, but
+# `345` is correct", "expected 3 pages but got 2", "returns None instead of raising").
+CONTRAST = re.compile(r"\bbut\b.*\b(?:correct|expected|should|supposed)\b|\bexpected\b.*\b(?:but|got|actual|instead)\b|"
+                      r"\binstead of\b", re.I)
+
+
+def _problem(text: str) -> str | None:
+    """The sentence of the task a message quotes that says what is wrong (CONTRAST), if one does."""
+    m = TASK_BLOCK.search(strip_harness(text))
+    body = (m.group(2) or m.group(3) or "") if m else ""
+    return next((s for s in own_sentences(body) if CONTRAST.search(s)), None)
 
 
 # A file a message points the agent to ("Read TASK.md and do what it says", "@prompts/fix.md"): a name with a
@@ -506,15 +558,37 @@ def tasks_workstream(tasks: list[dict[str, Any]], events: list[dict[str, Any]]) 
     items = []
     for k, (t, name) in enumerate(kept):
         end = pos[kept[k + 1][0]["from"]] if k + 1 < len(kept) else len(events)
-        item: dict[str, Any] = {"id": name, "from": t["from"], "confidence": t["confidence"]}
+        item: dict[str, Any] = {"id": name, "from": t["from"], "task": _verb_phrase(t["text"]) or name,
+                                "confidence": t["confidence"]}
         ids = U.Items([name])
         for e in events[pos[t["from"]] + 1:end]:
             if e["role"] == "assistant" and U.latest_claims(U.units(e["text"]), ids).get(name) == "done":
                 item["done"] = e["id"]
-        if "done" not in item and k + 1 < len(kept):
-            item["done"] = kept[k + 1][0]["from"]   # the user moved on: the next task's message ends this one
+        if "done" not in item and k + 1 < len(kept) and not re.search(r"\b(?:also|too|as well)\b", kept[k + 1][0]["text"], re.I):
+            item["done"] = kept[k + 1][0]["from"]   # the user moved on: the next task's message ends this one; one that
+            # adds to it ("I also want ...") leaves it in hand
         items.append(item)
     return {"id": "w-tasks", "from": kept[0][0]["from"], "title": "the user's later tasks", "items": items}
+
+
+# Where a task's verb phrase ends: the clause's end, a condition or a courtesy after it ("if possible", "please").
+PHRASE_END = re.compile(r"[.;:!?]|,\s|\s(?:if|when|unless|once|please|so that|since|because)\b|\s+-+\s", re.I)
+
+
+def _verb_phrase(text: str, most: int = 12) -> str | None:
+    """A task's name: the verb phrase of the work asked for, the verb with its object as the message writes them
+    ("change my ticket to business class and add 2 checked bags", not "ticket"); None when it is not a run of two to
+    `most` words."""
+    asked = ACTION.search(text)
+    verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
+    if not verbs:
+        return None
+    start = asked.start() + verbs[-1].start()
+    on = re.match(r"move on to\s+", text[start:], re.I)   # "let's move on to changing ...": the work is what follows
+    start += on.end() if on else 0
+    end = PHRASE_END.search(text, start)
+    words = text[start:end.start() if end else len(text)].split()
+    return " ".join(words) if 2 <= len(words) <= most else None
 
 
 def _item_name(text: str, keys: list[str]) -> str | None:
@@ -727,7 +801,7 @@ def _edit_fact(call: dict[str, Any], text: str) -> tuple[str, list[str]] | None:
     lines.sort(key=lambda ln: not STATUS.search(ln.replace(tail, " ")))
     for line in lines:
         phrase = _phrase(line.replace(tail, " " * len(tail)), STATUS, skip=re.split(r"[/._-]", tail))
-        if phrase:
+        if phrase and STATUS.search(phrase):   # the line says the file changed; "(1998 lines total)" says nothing
             return path, [tail, phrase]
     return None
 
@@ -820,6 +894,7 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
 
     edits: dict[str, tuple[int, dict[str, Any]]] = {}
     failures: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
+    runs: dict[tuple[str, ...], tuple[frozenset[str], str]] = {}   # a failure's command signature and phrase (`_resolved`)
     for pos, ev in enumerate(events):
         call = calls.get(ev.get("call") or "") if ev["role"] == "tool" else None
         if call is None:
@@ -833,6 +908,10 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
         text = ev["text"]
         if not text.strip() or MISUSE.search(text):
             continue
+        sig = _signature(_command(call))
+        if sig and not _failure(text, _command(call), None):
+            for nk in [k for k, (s, _) in runs.items() if s & sig and k in failures]:
+                del failures[nk]   # the same command later succeeds: the error was resolved, it is history
         keys, edit_key = None, None
         if _is_edit(call) and not _failure(text, None, None):
             found = _edit_fact(call, text)
@@ -847,16 +926,55 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
         if edit_key is not None:
             for other in [p for p in edits if _same_file(p, edit_key)]:
                 del edits[other]   # one fact per file: its last edit
+            for nk in [k for k, (_, f) in failures.items() if "/" in f["keys"][0] and _same_file(edit_key, f["keys"][0])]:
+                del failures[nk]   # a missing file the agent then wrote: "no such file" is history
             edits[edit_key] = (pos, fact)
 
         else:
             nk = U.keys_of(keys)
+            phrase = normalize(keys[-1])
+            for old in [k for k, (s, p) in runs.items() if s & sig and p == phrase and k != nk and k in failures]:
+                del failures[old]   # the same command fails the same way elsewhere: the agent got past that one
             failures.pop(nk, None)
             failures[nk] = (pos, fact)
+            runs[nk] = (sig, phrase)
+            if _guess(call, keys, events[pos + 1:], calls):
+                del failures[nk]
     kept = sorted(edits.values(), key=lambda x: x[0])[-MAX_EDITS:]
     room = MAX_FACTS - len(kept)
     kept += sorted(failures.values(), key=lambda x: x[0])[-room:] if room > 0 else []
     return [f for _, f in sorted(kept, key=lambda x: x[0])]
+
+
+def _signature(command: str | None) -> frozenset[str]:
+    """What a shell command runs, to tell when it is run again: the program of each segment that does work (not cd,
+    export, echo ...; an env assignment and a path left out) with its subcommand when one follows ("apt-get install",
+    "npx jest", "cmake", "make"). Two commands are the same run when they share one."""
+    out = set()
+    for seg in re.split(r"&&|\|\||[;|]", command or ""):
+        words = [w for w in seg.split() if not re.fullmatch(r"\w+=\S*", w)]
+        if not words or words[0] in SETUP:
+            continue
+        program = words[0].rstrip("/").rsplit("/", 1)[-1]
+        sub = next((w for w in words[1:] if not w.startswith("-")), "")
+        out.add(f"{program} {sub}" if re.fullmatch(r"[a-z][\w-]*", sub) else program)
+    return frozenset(out)
+
+
+SETUP = {"cd", "export", "echo", "printf", "mkdir", "rm", "touch", "set", "source", ".", "sleep", "true", "pushd", "popd"}
+
+
+def _guess(call: dict[str, Any], keys: list[str], later: list[dict[str, Any]], calls: dict[str, Any]) -> bool:
+    """A lookup (a viewing command) that fails on a path no later call names again: the agent's guess, trivial."""
+    command = _command(call)
+    if command is None or not VIEWING.match(command) or "/" not in keys[0]:
+        return False
+    said = re.compile(re.escape(keys[0]) + r"(?![\w.-])")
+    for e in later:
+        c = calls.get(e.get("call") or "") if e["role"] == "tool" else None
+        if c and said.search(" ".join(str(v) for v in (c.get("args") or {}).values())):
+            return False
+    return True
 
 
 REMOVE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
@@ -901,6 +1019,13 @@ def _mentioned(system: str):
 # ---------------------------------------------------------------- all of it
 
 
+def _generic(mission: dict[str, Any]) -> bool:
+    """A request that names nothing of its own: no identifier and at most one content word to key on ("I'd like to
+    change my upcoming flight, please.")."""
+    keys = mission.get("keys") or []
+    return len(keys) <= 1 and not any(_shape(k, False) >= 1 for k in keys)
+
+
 def _answers(ev: dict[str, Any], events: list[dict[str, Any]]) -> bool:
     """The user's message answers the agent: it opens with an answer word ("Yes, ...") or follows a question the agent
     asked in its last message."""
@@ -927,10 +1052,18 @@ def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, An
         if task and task["confidence"] >= 0.8 and not preamble(task["text"]):
             # "I need some help with my reservations." then "I need to cancel two of them.": the second asks
             mission, start = {**task, "confidence": 0.7}, 2
+    said = None
+    if mission and not read and _generic(mission):
+        # "I'd like to change my upcoming flight." names no flight: the first later request that says which work is
+        # the mission ("I want to change my outgoing flight to a nonstop one, and shift it to the next day.")
+        said = next((t for ev in users[start:] if (t := mission_of(ev, in_system, "m1", later=True))), None)
+        mission = {**said, "confidence": 0.6} if said else mission
     if mission:
         truth["mission"] = [mission]
     tasks = []
     for i, ev in enumerate(users[start:], start):
+        if said and ev["id"] == said["from"]:
+            continue
         task = mission_of(ev, in_system, f"m-{ev['id']}", later=True)
         before = "\n".join(u["text"] for u in users[:i])
         if task and (ADDITIVE.search(task["text"]) or not (_answers(ev, events)
