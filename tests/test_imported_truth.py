@@ -220,9 +220,9 @@ def test_later_tasks_are_workstream_items_and_later_requirements_constraints():
     assert [m["id"] for m in truth["mission"]] == ["m1"]
     (w,) = truth["workstreams"]
     assert w["from"] == "u2" and [(i["id"], i["from"], i.get("done")) for i in w["items"]] == [
-        ("exponential backoff", "u2", "u4"),      # the user moved on: done at the next task's message
-        ("PR-4411", "u4", "a4"),                   # the agent said it done
-        ("update the changelog", "u5", None)]      # the task in hand
+        ("exponential backoff", "u2", None),      # no tool result shows any of them done: the user moving on
+        ("PR-4411", "u4", None),                   # or the agent saying so is no proof (test_truth_roles)
+        ("update the changelog", "u5", None)]
     # what each asks: the verb with its object, as its message writes it
     assert [i["task"] for i in w["items"]] == ["add a retry with exponential backoff to the billing client",
                                                "move the PR-4411 fixtures into tests/data",

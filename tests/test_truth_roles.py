@@ -283,17 +283,31 @@ def test_a_first_request_that_names_nothing_gives_way_to_the_request_that_says_w
     assert named["mission"][0]["from"] == "u1"
 
 
-def test_a_task_another_adds_to_stays_in_hand_and_one_the_user_moves_on_from_ends():
-    truth = derive_truth(session(
+def _with_call(events: list[dict], after: str, n: int, tool: str, args: dict, result: str) -> list[dict]:
+    """events with an assistant call and its tool result put right after the event `after`."""
+    k = next(i for i, e in enumerate(events) if e["id"] == after) + 1
+    return events[:k] + [{"id": f"x{n}", "role": "assistant", "text": "", "calls": [{"id": f"c{n}", "tool": tool,
+                                                                                    "args": args}]},
+                         {"id": f"r{n}", "role": "tool", "call": f"c{n}", "text": result}] + events[k:]
+
+
+def test_a_task_is_done_only_when_a_write_call_on_it_succeeds_and_withdrawn_when_called_off():
+    talk = session(
         ("user", "Repaint the garage at 14 Birch Lane."),
         ("assistant", "Booked the painters."),
         ("user", "Please replace the shed door with an oak one."),
-        ("assistant", "Which oak door?"),
-        ("user", "I also want to fix the gutter on the north side."),
-        ("assistant", "Noted."),
-        ("user", "Now clean the driveway before Sunday."),
-        ("assistant", "Will do.")))
-    done = {i["task"]: i.get("done") for i in truth["workstreams"][0]["items"]}
-    assert done == {"replace the shed door with an oak one": None,   # "also" adds to it: still in hand
-                    "fix the gutter on the north side": "u4",       # "Now ..." moves on from it
-                    "clean the driveway before Sunday": None}
+        ("assistant", "Done, the door is replaced."),                       # said, never shown
+        ("user", "Now move my locker booking LK-4471 to Friday."),
+        ("assistant", "Which time?"),
+        ("user", "Also clean the driveway before Sunday."),
+        ("assistant", "That would cost $90 more."),
+        ("user", "Hmm, I'll hold off on making any changes for now."),
+        ("assistant", "Understood."))
+    events = _with_call(talk, "u3", 1, "get_booking_details", {"booking_id": "LK-4471"}, '{"day": "Monday"}')
+    events = _with_call(events, "a3", 2, "update_booking", {"booking_id": "LK-4471", "day": "Friday"}, '{"day": "Friday"}')
+    events = _with_call(events, "a4", 3, "update_booking", {"booking_id": "DR-1"}, "Error: booking not found")
+    items = {i["task"]: (i.get("done"), i.get("withdrawn", False)) for i in derive_truth(events)["workstreams"][0]["items"]}
+    assert items == {
+        "replace the shed door with an oak one": ("u5", True),   # the agent's word and the user moving on prove nothing
+        "move my locker booking LK-4471 to Friday": ("u4", False),   # its write call succeeded (r2; a read did not count)
+        "clean the driveway before Sunday": ("u5", True)}        # its only write call failed; then called off

@@ -192,6 +192,7 @@ ITEM = Record("item", (
     Field("done", "str", "the event that finishes it", check="event"),
     Field("from", "str", "derived items: the event that asks for it", attr="", check="event"),
     Field("task", "str", "derived items: the work as its message asks it, the verb with its object", attr=""),
+    Field("withdrawn", "bool", "derived items: the user called it off at `done` (finished, not achieved)", attr=""),
     *DERIVED,
 ), Item)
 

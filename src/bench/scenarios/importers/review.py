@@ -27,7 +27,7 @@ def review(data: dict[str, Any]) -> str:
                   + f"; {prov.get('secrets_redacted', 0)} secret(s) redacted"
                   + (f" ({', '.join(prov['secret_kinds'])})" if prov.get("secret_kinds") else ""), ""]
     tasks = [{**it, "text": f"{w['title']}: item {n} of {len(w['items'])}"
-              + (f", done at `{it['done']}`" if it.get("done") else ", open")}
+              + (f", {'withdrawn' if it.get('withdrawn') else 'done'} at `{it['done']}`" if it.get("done") else ", open")}
              for w in truth.get("workstreams", []) for n, it in enumerate(w["items"], 1)]
     for section, what in (("mission", "Goal"), ("tasks", "The user's later tasks (workstream items)"),
                           ("constraints", "The user's rules"), ("facts", "Facts")):

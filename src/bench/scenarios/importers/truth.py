@@ -7,7 +7,8 @@
   request after it is the mission; one that names nothing of its own (`_generic`) gives way to the first later
   request that says which work.
 - **the user's later tasks**: one workstream whose items are the later messages' requests for a piece of work
-  (ACTION), each done where the agent says so or the user moves on: what a memory must keep is the task in hand,
+  (ACTION), each done where a tool result shows its work succeeded, withdrawn where the user calls it off
+  (`tasks_workstream`): what a memory must keep is the task in hand,
   not every task ever asked. An item's id is a name the agent's messages can write (its identifier, a short run of its
   words); its `task` is the work as the message asks it, the verb with its object (`_verb_phrase`). A request that does not say it adds work (ADDITIVE) and answers the agent's question
   or names what the user said before clarifies the task in hand: no task.
@@ -538,11 +539,44 @@ def file_constraints(read: dict[str, Any], in_system, mission: str = "") -> list
 APPROVAL = re.compile(r"\b(?:go ahead|proceed|confirm|hold on|get back to you|connect me|that works|sounds good)\b", re.I)
 
 
+# A tool whose name leads with one of these verbs only looks (find_flights, run_tests): a call to it changes nothing.
+INQUIRY_VERBS = {"find", "review", "investigate", "debug", "test", "run"}
+# A user's message that calls the work off ("I'll hold off on making any changes", "never mind", "don't make any
+# changes"): every task not done by then is withdrawn, neither open nor done.
+WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|forget (?:it|about it)|(?:do not|don't|won't) (?:make|do|go ahead with|"
+                      r"proceed with) (?:any|the|those|these)? ?(?:changes?|it|that|them)\b)", re.I)
+
+
+def _writes(call: dict[str, Any]) -> bool:
+    """A call that changes something: an edit, or a tool whose name leads with a verb of work (update_reservation,
+    book_reservation) that is no inquiry."""
+    verb = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", str(call.get("tool", "")).strip())[0].lower()
+    return _is_edit(call) or (bool(re.fullmatch(WORK_VERBS, verb)) and verb not in INQUIRY_VERBS)
+
+
+def _succeeded(events: list[dict[str, Any]], first: int, last: int, idents: list[str]) -> str | None:
+    """Where the first tool result in events[first:last] that shows a write call succeeded (`_writes`, no failure
+    reported; on the task's object when the task names one, an identifier in the call's arguments) is reported: the
+    user's next turn, else that result."""
+    calls = {c["id"]: c for e in events for c in e.get("calls") or ()}
+    for e in events[first:last]:
+        call = calls.get(e.get("call") or "") if e["role"] == "tool" else None
+        if call is None or not _writes(call) or _failure(e["text"], _command(call), None):
+            continue
+        args = " ".join(str(v) for v in (call.get("args") or {}).values())
+        if not idents or any(U.mentions(args, k) for k in idents):
+            at = events.index(e)   # finished once the agent has reported it: at the user's next turn, else here
+            return next((x["id"] for x in events[at + 1:] if x["role"] == "user"), e["id"])
+    return None
+
+
 def tasks_workstream(tasks: list[dict[str, Any]], events: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The user's later tasks as one workstream, in the order given (at most MAX_TASKS, the most recent). An item's
-    name is the task's words as its message writes them (`_item_name`); it is done at the last assistant event
-    before the next task that says it done (`units.latest_claims`, as the scorer reads positions), else at the next
-    task's message (the user moved on), and the last one is open: the position to keep is the task in hand."""
+    name is the task's words as its message writes them (`_item_name`). Its status follows the session, not the
+    talk: it is done at the first later tool result that shows a write call succeeded (`_succeeded`) — on its object,
+    anywhere after it, when it names one (a reservation, a file), else before the next task; the user moving on or
+    the agent saying so is no proof. A task the user calls off first (WITHDRAW) is withdrawn: `done` there with
+    `withdrawn` set, neither open nor finished. Any other is open."""
     kept, seen = [], set()
     for t in tasks:
         if APPROVAL.search(t["text"]) and not any(_shape(k, False) >= 1 for k in t["keys"]):
@@ -557,16 +591,18 @@ def tasks_workstream(tasks: list[dict[str, Any]], events: list[dict[str, Any]]) 
     pos = {e["id"]: i for i, e in enumerate(events)}
     items = []
     for k, (t, name) in enumerate(kept):
-        end = pos[kept[k + 1][0]["from"]] if k + 1 < len(kept) else len(events)
+        start = pos[t["from"]] + 1
+        idents = [x for x in t["keys"] if _shape(x, False) >= 2]
+        end = len(events) if idents or k + 1 == len(kept) else pos[kept[k + 1][0]["from"]]
         item: dict[str, Any] = {"id": name, "from": t["from"], "task": _verb_phrase(t["text"]) or name,
                                 "confidence": t["confidence"]}
-        ids = U.Items([name])
-        for e in events[pos[t["from"]] + 1:end]:
-            if e["role"] == "assistant" and U.latest_claims(U.units(e["text"]), ids).get(name) == "done":
-                item["done"] = e["id"]
-        if "done" not in item and k + 1 < len(kept) and not re.search(r"\b(?:also|too|as well)\b", kept[k + 1][0]["text"], re.I):
-            item["done"] = kept[k + 1][0]["from"]   # the user moved on: the next task's message ends this one; one that
-            # adds to it ("I also want ...") leaves it in hand
+        done = _succeeded(events, start, end, idents)
+        off = next((e["id"] for e in events[start:pos[done] if done else len(events)]
+                    if e["role"] == "user" and any(WITHDRAW.search(x) for x in own_sentences(e["text"]))), None)
+        if off:
+            item.update(done=off, withdrawn=True)
+        elif done:
+            item["done"] = done
         items.append(item)
     return {"id": "w-tasks", "from": kept[0][0]["from"], "title": "the user's later tasks", "items": items}
 
