@@ -311,3 +311,15 @@ def test_a_task_is_done_only_when_a_write_call_on_it_succeeds_and_withdrawn_when
         "replace the shed door with an oak one": ("u5", True),   # the agent's word and the user moving on prove nothing
         "move my locker booking LK-4471 to Friday": ("u4", False),   # its write call succeeded (r2; a read did not count)
         "clean the driveway before Sunday": ("u5", True)}        # its only write call failed; then called off
+
+
+def test_a_generic_first_request_gives_way_only_to_a_later_sentence_that_names_more_work():
+    events = session(
+        ("user", "Hi! I would like to book some rooms, please."),
+        ("assistant", "Sure, what is your customer number?"),
+        ("user", "It is C-3341. I want to book rooms for guests. Please book the lake view suite for the Okafor "
+                 "wedding."))
+    # the system prompt holds "book" and "rooms": u1 names nothing of its own, nor does u2's first request (one word,
+    # "guests"); the sentence after it, which says which work, is the mission
+    truth = derive_truth(events, system="You book rooms for guests.")
+    assert truth["mission"][0]["from"] == "u2" and "lake view suite" in truth["mission"][0]["text"]

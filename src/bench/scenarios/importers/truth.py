@@ -413,10 +413,18 @@ def distinct(items: list[dict[str, Any]], said=lambda x: x.get("quote") or x.get
 
 
 def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
-               later: bool = False) -> dict[str, Any] | None:
+               later: bool = False, specific: bool = False) -> dict[str, Any] | None:
     """The first request: the quoted task's title, else the first own sentence that asks for
     something, else the first sentence. `later`: a later message's task, only a sentence that asks for
-    something and carries no constraint cue (that one is a constraint)."""
+    something and carries no constraint cue (that one is a constraint). `specific`: the first such sentence that
+    names work of its own (not `_generic`: "I want to make changes to all my reservations." gives way to the
+    sentence after it that says which)."""
+    if later and specific:
+        for s in own_sentences(ev["text"]):
+            m = mission_of({**ev, "text": s}, in_system, id, later=True)
+            if m and not _generic(m) and U.cooccur(ev["text"], m["keys"]):
+                return m
+        return None
     text = ev["text"]
     title = None if later else task_title(text)
     sentences = own_sentences(text)
@@ -1092,7 +1100,9 @@ def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, An
     if mission and not read and _generic(mission):
         # "I'd like to change my upcoming flight." names no flight: the first later request that says which work is
         # the mission ("I want to change my outgoing flight to a nonstop one, and shift it to the next day.")
-        said = next((t for ev in users[start:] if (t := mission_of(ev, in_system, "m1", later=True))), None)
+        # (one that names as little, "I would like to cancel for personal reasons.", is no more the mission)
+        said = next((t for ev in users[start:] if (t := mission_of(ev, in_system, "m1", later=True, specific=True))),
+                    None)
         mission = {**said, "confidence": 0.6} if said else mission
     if mission:
         truth["mission"] = [mission]
