@@ -323,3 +323,13 @@ def test_a_generic_first_request_gives_way_only_to_a_later_sentence_that_names_m
     # "guests"); the sentence after it, which says which work, is the mission
     truth = derive_truth(events, system="You book rooms for guests.")
     assert truth["mission"][0]["from"] == "u2" and "lake view suite" in truth["mission"][0]["text"]
+
+
+def test_a_label_before_a_colon_governs_its_line_like_a_heading():
+    truth = derive_truth(session(
+        ("user", "Fix the pager bug in src/pager.py.\n"
+                 "NOTE ABOUT THE PAGER TOOL: make sure to pass the page size before each call!\n"
+                 "RULE FOR THIS REPO: make sure to run the linter before each commit.")))
+    # the tip's label names it a note: no rule; a label that names no advice leaves its rule standing
+    quotes = [q for _, q in rules(truth)]
+    assert not any("page size" in q for q in quotes) and any("run the linter" in q for q in quotes), quotes

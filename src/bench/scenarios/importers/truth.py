@@ -342,19 +342,25 @@ INVARIANT = re.compile(r"^\W*(?:each|every|all|no|none of|nothing|neither)\b", r
 # line ending in a colon; it governs the lines after it up to the next heading. A sentence that recommends ("we
 # recommend that you ...") is advice wherever it stands.
 HEADING = re.compile(r"^\s*(?:#{1,6}\s+(?P<md>.+?)|(?:\*\*)?(?P<colon>[^.!?:\n]{2,60}?)(?:\*\*)?:(?:\*\*)?)\s*$")
+# A label that opens a line, before a colon, with the line's text after it: it says what that text is, as a heading does.
+LABEL = re.compile(r"^\s*(?:\*\*)?(?P<label>[^.!?:\n]{2,60}?)(?:\*\*)?:(?:\*\*)?\s+(?P<rest>\S.*)$")
 ADVICE_HEAD = re.compile(r"\b(?:tips?|hints?|recommendations?|suggestions?|notes?|examples?|advice|best practices)\b", re.I)
 RECOMMEND = re.compile(r"\b(?:(?:we|i)\s+(?:would\s+|'d\s+)?(?:recommend|suggest|advise)|(?:is|are)\s+(?:recommended|"
                        r"suggested|advised))\b", re.I)
 
 
 def advice(text: str) -> set[str]:
-    """The own sentences of `text` that a heading names as advice governs (HEADING, ADVICE_HEAD)."""
+    """The own sentences of `text` that a heading names as advice governs (HEADING, ADVICE_HEAD); a label before a
+    colon governs the rest of its line the same way ("NOTE ABOUT THE EDIT COMMAND: Indentation really matters!")."""
     governed, under = [], False
     for line in strip_harness(text).splitlines():
         head = HEADING.match(line)
+        label = None if head else LABEL.match(line)
         if head:
             under = ADVICE_HEAD.search(head.group("md") or head.group("colon")) is not None
         elif under:
+            governed.append(line)
+        elif label and ADVICE_HEAD.search(label.group("label")):
             governed.append(line)
     return set(own_sentences("\n".join(governed))) if governed else set()
 
