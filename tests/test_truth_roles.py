@@ -333,3 +333,18 @@ def test_a_label_before_a_colon_governs_its_line_like_a_heading():
     # the tip's label names it a note: no rule; a label that names no advice leaves its rule standing
     quotes = [q for _, q in rules(truth)]
     assert not any("page size" in q for q in quotes) and any("run the linter" in q for q in quotes), quotes
+
+
+def test_a_choice_given_in_answer_is_a_one_off_that_a_later_choice_replaces():
+    truth = derive_truth(session(
+        ("user", "Book the ferry to Arran for two adults on 3 June."),
+        ("assistant", "Which payment method should I use?"),
+        ("user", "Please use voucher V-118 and then my Visa card for the rest."),
+        ("assistant", "The voucher has expired. Which card instead?"),
+        ("user", "Please use the Amex card ending in 4410."),
+        ("assistant", "Done. Anything else?"),
+        ("user", "Please use my work email for every receipt.")))
+    quotes = [q for _, q in rules(truth)]
+    # the first answer was replaced by the second; a rule of another doing stays
+    assert not any("V-118" in q for q in quotes) and any("4410" in q for q in quotes), quotes
+    assert any("work email" in q for q in quotes), quotes

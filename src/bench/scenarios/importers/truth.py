@@ -16,7 +16,8 @@
   a constraint cue (a ban, a must, a preference, an authorization, a reporting rule; `CUES`) whose role makes it a
   rule (`_holds`: not a permission of free choice, means or consent, not a question asking for information, not an
   elided "need to", not a negated obligation, not advice: a list under a heading naming tips or notes, a sentence
-  that recommends; `advice`); one item per requirement (`distinct`). The quote is the cue-bearing sentence,
+  that recommends; `advice`); one item per requirement (`distinct`); a choice given in answer to the agent that
+  a later one replaces is a one-off, left out (`_replaced`). The quote is the cue-bearing sentence,
   verbatim; keys are identifiers and content words of the clause holding the cue, never stop or
   filler words. Harness-made text, quoted blocks, code and pasted terminal lines are not the
   user's sentences (bench/text.py).
@@ -1086,6 +1087,25 @@ def _answers(ev: dict[str, Any], events: list[dict[str, Any]]) -> bool:
     return last is not None and "?" in last["text"].strip()[-300:]
 
 
+def _chosen(quote: str) -> str | None:
+    """The verb a constraint's cue governs ("please use ...", "I'd prefer to use ..."): what the user chose to do."""
+    found = cue(quote)
+    m = re.match(r"(?:[\w'’]+\s+){0,3}?(?:to|please)\s+([a-z]+)", quote[found[1].start():], re.I) if found else None
+    return m.group(1).lower() if m else None
+
+
+def _replaced(old: dict[str, Any], new: dict[str, Any], replies: set[str]) -> bool:
+    """A choice the user gave in answer to the agent (a payment, an option) is a one-off, no standing rule: a later
+    choice of the same doing about the same thing (a content word in common), given in answer too or said to be
+    "instead", replaces it."""
+    verb = _chosen(old["quote"])
+    later = new["from"] in replies or re.search(r"\binstead\b", new["quote"], re.I) is not None
+    one_off = old["from"] in replies or re.search(r"\binstead\b", new["quote"], re.I) is not None
+    same = (_content(old["quote"]) & _content(new["quote"])) - {verb}   # of the same thing: a card, a certificate
+    return (verb is not None and later and one_off and new["from"] != old["from"] and _chosen(new["quote"]) == verb
+            and bool(same))
+
+
 ANSWER = re.compile(r"^\W*(?:yes|yeah|yep|sure|ok|okay|no|nope|correct|right|exactly)\b", re.I)
 
 
@@ -1130,6 +1150,8 @@ def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, An
     # one item per requirement: a restatement is left out, and so is the mission's own sentence ("I'd like to rent
     # a van" is the goal, not also a preference) unless it bans or asks for a report, which the goal does not hold
     constraints = distinct(constraints)
+    replies = {ev["id"] for ev in users if _answers(ev, events)}
+    constraints = [c for k, c in enumerate(constraints) if not any(_replaced(c, d, replies) for d in constraints[k + 1:])]
     goal = _content(mission["text"]) if mission else set()
     constraints = [c for c in constraints if c["kind"] in ("ban", "reporting") or not _content(c["quote"]) <= goal]
     if constraints:
