@@ -348,3 +348,14 @@ def test_a_choice_given_in_answer_is_a_one_off_that_a_later_choice_replaces():
     # the first answer was replaced by the second; a rule of another doing stays
     assert not any("V-118" in q for q in quotes) and any("4410" in q for q in quotes), quotes
     assert any("work email" in q for q in quotes), quotes
+
+
+def test_a_task_is_named_by_its_whole_request():
+    truth = derive_truth(session(
+        ("user", "Fix the flaky login test."),
+        ("assistant", "Fixed."),
+        ("user", "Alright. I'd like to change my nightly backup job to the cheapest cold storage tier while keeping "
+                 "the same schedule. Could you help with that?")))
+    (item,) = truth["workstreams"][0]["items"]
+    assert item["task"] == ("change my nightly backup job to the cheapest cold storage tier while keeping the same "
+                            "schedule")

@@ -626,9 +626,9 @@ def tasks_workstream(tasks: list[dict[str, Any]], events: list[dict[str, Any]]) 
 PHRASE_END = re.compile(r"[.;:!?]|,\s|\s(?:if|when|unless|once|please|so that|since|because)\b|\s+-+\s", re.I)
 
 
-def _verb_phrase(text: str, most: int = 12) -> str | None:
+def _verb_phrase(text: str, most: int = 20) -> str | None:
     """A task's name: the verb phrase of the work asked for, the verb with its object as the message writes them
-    ("change my ticket to business class and add 2 checked bags", not "ticket"); None when it is not a run of two to
+    ("change my ticket to business class and add 2 checked bags", not "ticket": the whole request); None when it is not a run of two to
     `most` words."""
     asked = ACTION.search(text)
     verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
