@@ -359,3 +359,14 @@ def test_a_task_is_named_by_its_whole_request():
     (item,) = truth["workstreams"][0]["items"]
     assert item["task"] == ("change my nightly backup job to the cheapest cold storage tier while keeping the same "
                             "schedule")
+
+
+def test_a_request_that_acts_on_an_object_of_its_own_says_which_work_and_a_reason_does_not():
+    events = session(
+        ("user", "Hi! I would like to book some rooms, please."),
+        ("assistant", "Sure, what is your customer number?"),
+        ("user", "It is C-3341. I would like to book for family reasons. I need to book rooms facing the lake."))
+    # the system prompt holds "book" and "rooms": "book for family reasons" names a motive; "book rooms facing the
+    # lake" acts on rooms and says which, though only "lake" is its own word
+    truth = derive_truth(events, system="You book rooms for guests.")
+    assert truth["mission"][0]["text"] == "I need to book rooms facing the lake."

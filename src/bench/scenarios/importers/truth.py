@@ -419,17 +419,31 @@ def distinct(items: list[dict[str, Any]], said=lambda x: x.get("quote") or x.get
     return [x for x, _ in kept]
 
 
+PREPOSITIONS = re.compile(r"^(?:for|to|with|on|in|at|by|from|about|because|as|so|if|when|since|due)$", re.I)
+
+
+def _acts_on(sentence: str) -> bool:
+    """The work the sentence asks for has an object of its own right after its verb ("cancel flights that are more
+    than 3 hours long"), not only a reason or a place ("cancel for personal reasons")."""
+    asked = ACTION.search(sentence)
+    verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
+    if not verbs:
+        return False
+    after = sentence[asked.start() + verbs[-1].end():].split()
+    return bool(after) and not PREPOSITIONS.match(after[0].strip(",.;:!?"))
+
+
 def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
                later: bool = False, specific: bool = False) -> dict[str, Any] | None:
     """The first request: the quoted task's title, else the first own sentence that asks for
     something, else the first sentence. `later`: a later message's task, only a sentence that asks for
     something and carries no constraint cue (that one is a constraint). `specific`: the first such sentence that
-    names work of its own (not `_generic`: "I want to make changes to all my reservations." gives way to the
-    sentence after it that says which)."""
+    names work of its own (not `_generic`, or acting on an object of its own, `_acts_on`: "I want to make changes to
+    all my reservations." gives way to the sentence after it that says which)."""
     if later and specific:
         for s in own_sentences(ev["text"]):
             m = mission_of({**ev, "text": s}, in_system, id, later=True)
-            if m and not _generic(m) and U.cooccur(ev["text"], m["keys"]):
+            if m and _acts_on(s) and U.cooccur(ev["text"], m["keys"]):
                 return m
         return None
     text = ev["text"]
