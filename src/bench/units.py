@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
-from typing import Iterable
+from typing import Callable, Iterable
 
 from bench.text import normalize
 
@@ -619,15 +619,9 @@ class Key:
 
 
 def _whole(scope: str, text: str) -> bool:
-    """Some occurrence of `text` in `scope` stands as whole words: 'fix' is not in 'fixé' nor in 'prefix'."""
-    at = scope.find(text)
-    while at >= 0:
-        end = at + len(text)
-        if not (text[0].isalnum() and at and scope[at - 1].isalnum()) and \
-                not (text[-1].isalnum() and end < len(scope) and scope[end].isalnum()):
-            return True
-        at = scope.find(text, at + 1)
-    return False
+    """Some occurrence of `text` in `scope` stands as whole words: 'fix' is not in 'fixé' nor in 'prefix'
+    (a key's word ends at '_', as in 'squash_merge', where an id's token does not)."""
+    return next(iter(spans(scope, text, str.isalnum)), None) is not None
 
 
 def probes(*keys: "Key") -> tuple[str, ...]:
@@ -920,16 +914,17 @@ def _wordchar(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
-def spans(text: str, t: str) -> Iterable[int]:
+def spans(text: str, t: str, wordchar: Callable[[str], bool] = _wordchar) -> Iterable[int]:
     """Where the normalised id `t` stands in `text` as a whole token, left to right, overlaps included:
     `mention(t)`'s test without compiling a pattern per id (a queue of a thousand ids compiled a
-    thousand patterns, more than the regex cache holds, on every validation)."""
+    thousand patterns, more than the regex cache holds, on every validation). `wordchar`: what may not
+    touch either end of `t` when that end is one itself."""
     if not t:
         return
-    left, right, n, end = _wordchar(t[0]), _wordchar(t[-1]), len(t), len(text)
+    left, right, n, end = wordchar(t[0]), wordchar(t[-1]), len(t), len(text)
     at = text.find(t)
     while at >= 0:
-        if not (left and at and _wordchar(text[at - 1])) and not (right and at + n < end and _wordchar(text[at + n])):
+        if not (left and at and wordchar(text[at - 1])) and not (right and at + n < end and wordchar(text[at + n])):
             yield at
         at = text.find(t, at + 1)
 
