@@ -169,19 +169,28 @@ HELP = re.compile(r"\b(?:help|assist|assistance)\b", re.I)
 GERUND = re.compile(r"\b(?:with|in)\s+\w{3,}ing\b", re.I)
 
 
+WORK = re.compile(rf"\b(?:{WORK_VERBS})\b", re.I)
+
+
+def _work_verb(text: str) -> tuple[int, int] | None:
+    """Where the verb of the work a request asks for stands in `text`: the last work verb of its ACTION ("I'd like to
+    also change ..."), or None when it asks for none. Its object, its phrase and the task's name start there."""
+    asked = ACTION.search(text)
+    verbs = list(WORK.finditer(asked.group())) if asked else []
+    return (asked.start() + verbs[-1].start(), asked.start() + verbs[-1].end()) if verbs else None
+
+
 def _dependent(sentence: str) -> bool:
     """The work a request asks for is done to something said before: a pronoun or "that / this ..." in the four words
     after its verb (its object: "cancel all of these reservations"), not further on."""
-    asked = ACTION.search(sentence)
-    verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
-    if not verbs:
+    verb = _work_verb(sentence)
+    if verb is None:
         return DEPENDENT.search(sentence) is not None
-    after = sentence[asked.start() + verbs[-1].end():]
-    return DEPENDENT.search(" ".join(after.split()[:4])) is not None
+    return DEPENDENT.search(" ".join(sentence[verb[1]:].split()[:4])) is not None
 
 
 def preamble(sentence: str) -> bool:
-    return bool(HELP.search(sentence)) and not GERUND.search(sentence) and not re.search(rf"\b(?:{WORK_VERBS})\b", sentence, re.I)
+    return bool(HELP.search(sentence)) and not GERUND.search(sentence) and not WORK.search(sentence)
 
 
 CLAUSE = U.SENTENCE   # the units' own sentence split, so keys chosen in one clause co-occur in one unit
@@ -425,11 +434,8 @@ PREPOSITIONS = re.compile(r"^(?:for|to|with|on|in|at|by|from|about|because|as|so
 def _acts_on(sentence: str) -> bool:
     """The work the sentence asks for has an object of its own right after its verb ("cancel flights that are more
     than 3 hours long"), not only a reason or a place ("cancel for personal reasons")."""
-    asked = ACTION.search(sentence)
-    verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
-    if not verbs:
-        return False
-    after = sentence[asked.start() + verbs[-1].end():].split()
+    verb = _work_verb(sentence)
+    after = sentence[verb[1]:].split() if verb else []
     return bool(after) and not PREPOSITIONS.match(after[0].strip(",.;:!?"))
 
 
@@ -462,9 +468,8 @@ def mission_of(ev: dict[str, Any], in_system=lambda term: False, id: str = "m1",
         return None
     clause, _ = _clause(request, 0)
     if later:   # the task is the verb phrase of the work asked for: "add one checked bag", not "I remembered that"
-        asked = ACTION.search(clause)
-        verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
-        clause = clause[asked.start() + verbs[-1].start():] if asked and verbs else clause
+        verb = _work_verb(clause)
+        clause = clause[verb[0]:] if verb else clause
     keys = _fit(text, keys_of(clause, skip=in_system), clause, in_system)
     if later and keys:
         held = [u for u in U.units(text) if U.together(u, U.keys_of(keys))]
@@ -589,10 +594,10 @@ def _succeeded(events: list[dict[str, Any]], first: int, last: int, idents: list
     user's next turn, else that result."""
     calls = {c["id"]: c for e in events for c in e.get("calls") or ()}
     for e in events[first:last]:
-        call = calls.get(e.get("call") or "") if e["role"] == "tool" else None
+        call = _call_of(e, calls)
         if call is None or not _writes(call) or _failure(e["text"], _command(call), None):
             continue
-        args = " ".join(str(v) for v in (call.get("args") or {}).values())
+        args = _args_text(call)
         if not idents or any(U.mentions(args, k) for k in idents):
             at = events.index(e)   # finished once the agent has reported it: at the user's next turn, else here
             return next((x["id"] for x in events[at + 1:] if x["role"] == "user"), e["id"])
@@ -644,11 +649,10 @@ def _verb_phrase(text: str, most: int = 20) -> str | None:
     """A task's name: the verb phrase of the work asked for, the verb with its object as the message writes them
     ("change my ticket to business class and add 2 checked bags", not "ticket": the whole request); None when it is not a run of two to
     `most` words."""
-    asked = ACTION.search(text)
-    verbs = list(re.finditer(rf"\b(?:{WORK_VERBS})\b", asked.group(), re.I)) if asked else []
-    if not verbs:
+    verb = _work_verb(text)
+    if verb is None:
         return None
-    start = asked.start() + verbs[-1].start()
+    start = verb[0]
     on = re.match(r"move on to\s+", text[start:], re.I)   # "let's move on to changing ...": the work is what follows
     start += on.end() if on else 0
     end = PHRASE_END.search(text, start)
@@ -959,17 +963,22 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
 
     edits: dict[str, tuple[int, dict[str, Any]]] = {}
     failures: dict[tuple[str, ...], tuple[int, dict[str, Any]]] = {}
-    runs: dict[tuple[str, ...], tuple[frozenset[str], str]] = {}   # a failure's command signature and phrase (`_resolved`)
+    runs: dict[tuple[str, ...], tuple[frozenset[str], str]] = {}   # a failure's command signature and phrase (`_signature`)
+
+    def made_now(path: str) -> None:
+        """The agent made `path` (created or wrote it): a failure about it missing is history."""
+        for nk in [k for k, (_, f) in failures.items() if "/" in f["keys"][0] and _same_file(path, f["keys"][0])]:
+            del failures[nk]
+
     for pos, ev in enumerate(events):
-        call = calls.get(ev.get("call") or "") if ev["role"] == "tool" else None
+        call = _call_of(ev, calls)
         if call is None:
             continue
-        for gone in _removed(call):   # a file the agent deleted afterwards: its edit is history, not state
+        for gone in _paths(call, REMOVE):   # a file the agent deleted afterwards: its edit is history, not state
             for other in [p for p in edits if _same_file(p, gone)]:
                 del edits[other]
-        for made in _made(call):      # a path the agent created afterwards: "no such directory" is history
-            for nk in [k for k, (_, f) in failures.items() if "/" in f["keys"][0] and _same_file(made, f["keys"][0])]:
-                del failures[nk]
+        for made in _paths(call, MAKE):   # a path the agent created afterwards: "no such directory" is history
+            made_now(made)
         text = ev["text"]
         if not text.strip() or MISUSE.search(text):
             continue
@@ -991,8 +1000,7 @@ def facts_of(events: list[dict[str, Any]], system: str = "") -> list[dict[str, A
         if edit_key is not None:
             for other in [p for p in edits if _same_file(p, edit_key)]:
                 del edits[other]   # one fact per file: its last edit
-            for nk in [k for k, (_, f) in failures.items() if "/" in f["keys"][0] and _same_file(edit_key, f["keys"][0])]:
-                del failures[nk]   # a missing file the agent then wrote: "no such file" is history
+            made_now(edit_key)   # a missing file the agent then wrote: "no such file" is history
             edits[edit_key] = (pos, fact)
 
         else:
@@ -1036,28 +1044,33 @@ def _guess(call: dict[str, Any], keys: list[str], later: list[dict[str, Any]], c
         return False
     said = re.compile(re.escape(keys[0]) + r"(?![\w.-])")
     for e in later:
-        c = calls.get(e.get("call") or "") if e["role"] == "tool" else None
-        if c and said.search(" ".join(str(v) for v in (c.get("args") or {}).values())):
+        c = _call_of(e, calls)
+        if c and said.search(_args_text(c)):
             return False
     return True
+
+
+def _call_of(ev: dict[str, Any], calls: dict[str, Any]) -> dict[str, Any] | None:
+    """The call a tool event answers (`calls`: call id -> call), else None."""
+    return calls.get(ev.get("call") or "") if ev["role"] == "tool" else None
+
+
+def _args_text(call: dict[str, Any]) -> str:
+    """A call's argument values as one text, to look an identifier or a path up in."""
+    return " ".join(str(v) for v in (call.get("args") or {}).values())
 
 
 REMOVE = re.compile(r"(?:^|[;&|]\s*)(?:git\s+)?rm\s+((?:-\S+\s+)*)([^;&|]+)")
 
 
-def _removed(call: dict[str, Any]) -> list[str]:
-    """The paths a shell command deletes (`rm a.py b.py`, `git rm -f x`)."""
-    command = _command(call) or ""
-    return [p for m in REMOVE.finditer(command) for p in m.group(2).split() if not p.startswith("-")]
-
-
 MAKE = re.compile(r"(?:^|[;&|]\s*)(?:mkdir|touch)\s+((?:-\S+\s+)*)([^;&|]+)")
 
 
-def _made(call: dict[str, Any]) -> list[str]:
-    """The paths a shell command creates (`mkdir -p a/b`, `touch x`)."""
+def _paths(call: dict[str, Any], verb: re.Pattern[str]) -> list[str]:
+    """The paths a shell command's `verb` (REMOVE: `rm a.py b.py`, `git rm -f x`; MAKE: `mkdir -p a/b`, `touch x`)
+    deletes or creates, its flags left out."""
     command = _command(call) or ""
-    return [p for m in MAKE.finditer(command) for p in m.group(2).split() if not p.startswith("-")]
+    return [p for m in verb.finditer(command) for p in m.group(2).split() if not p.startswith("-")]
 
 
 def anchor(key: str) -> bool:
