@@ -588,18 +588,19 @@ def _writes(call: dict[str, Any]) -> bool:
     return _is_edit(call) or (bool(re.fullmatch(WORK_VERBS, verb)) and verb not in INQUIRY_VERBS)
 
 
-def _succeeded(events: list[dict[str, Any]], first: int, last: int, idents: list[str]) -> str | None:
+def _succeeded(events: list[dict[str, Any]], calls: dict[str, Any], first: int, last: int,
+               idents: list[str]) -> str | None:
     """Where the first tool result in events[first:last] that shows a write call succeeded (`_writes`, no failure
     reported; on the task's object when the task names one, an identifier in the call's arguments) is reported: the
-    user's next turn, else that result."""
-    calls = {c["id"]: c for e in events for c in e.get("calls") or ()}
-    for e in events[first:last]:
+    user's next turn, else that result. `calls`: the session's calls by id."""
+    for at in range(first, last):
+        e = events[at]
         call = _call_of(e, calls)
         if call is None or not _writes(call) or _failure(e["text"], _command(call), None):
             continue
         args = _args_text(call)
         if not idents or any(U.mentions(args, k) for k in idents):
-            at = events.index(e)   # finished once the agent has reported it: at the user's next turn, else here
+            # finished once the agent has reported it: at the user's next turn, else here
             return next((x["id"] for x in events[at + 1:] if x["role"] == "user"), e["id"])
     return None
 
@@ -623,6 +624,7 @@ def tasks_workstream(tasks: list[dict[str, Any]], events: list[dict[str, Any]]) 
     if not kept:
         return None
     pos = {e["id"]: i for i, e in enumerate(events)}
+    calls = {c["id"]: c for e in events for c in e.get("calls") or ()}
     items = []
     for k, (t, name) in enumerate(kept):
         start = pos[t["from"]] + 1
@@ -630,7 +632,7 @@ def tasks_workstream(tasks: list[dict[str, Any]], events: list[dict[str, Any]]) 
         end = len(events) if idents or k + 1 == len(kept) else pos[kept[k + 1][0]["from"]]
         item: dict[str, Any] = {"id": name, "from": t["from"], "task": _verb_phrase(t["text"]) or name,
                                 "confidence": t["confidence"]}
-        done = _succeeded(events, start, end, idents)
+        done = _succeeded(events, calls, start, end, idents)
         off = next((e["id"] for e in events[start:pos[done] if done else len(events)]
                     if e["role"] == "user" and any(WITHDRAW.search(x) for x in own_sentences(e["text"]))), None)
         if off:
@@ -1104,14 +1106,17 @@ def _generic(mission: dict[str, Any]) -> bool:
     return len(keys) <= 1 and not any(_shape(k, False) >= 1 for k in keys)
 
 
-def _answers(ev: dict[str, Any], events: list[dict[str, Any]]) -> bool:
-    """The user's message answers the agent: it opens with an answer word ("Yes, ...") or follows a question the agent
-    asked in its last message."""
-    if ANSWER.match(ev["text"]):
-        return True
-    at = next(i for i, e in enumerate(events) if e is ev)
-    last = next((e for e in reversed(events[:at]) if e["role"] == "assistant" and e["text"].strip()), None)
-    return last is not None and "?" in last["text"].strip()[-300:]
+def _replies(events: list[dict[str, Any]]) -> set[str]:
+    """The ids of the user's messages that answer the agent: each opens with an answer word ("Yes, ...") or follows a
+    question the agent asked in its last message. One pass over the session."""
+    out: set[str] = set()
+    last = None     # the agent's last message with text so far
+    for e in events:
+        if e["role"] == "user" and (ANSWER.match(e["text"]) or last is not None and "?" in last["text"].strip()[-300:]):
+            out.add(e["id"])
+        elif e["role"] == "assistant" and e["text"].strip():
+            last = e
+    return out
 
 
 def _chosen(quote: str) -> str | None:
@@ -1159,25 +1164,24 @@ def derive_truth(events: list[dict[str, Any]], system: str = "") -> dict[str, An
         mission = {**said, "confidence": 0.6} if said else mission
     if mission:
         truth["mission"] = [mission]
+    replies = _replies(events)
     tasks = []
     for i, ev in enumerate(users[start:], start):
         if said and ev["id"] == said["from"]:
             continue
         task = mission_of(ev, in_system, f"m-{ev['id']}", later=True)
-        before = "\n".join(u["text"] for u in users[:i])
-        if task and (ADDITIVE.search(task["text"]) or not (_answers(ev, events)
-                                                            or any(U.mentions(before, k) for k in task["keys"]))):
+        if task and (ADDITIVE.search(task["text"]) or not (ev["id"] in replies or any(
+                U.mentions("\n".join(u["text"] for u in users[:i]), k) for k in task["keys"]))):
             tasks.append(task)   # one that adds to the work, or is new and unasked for: not a clarification (ADDITIVE)
     stream = tasks_workstream(tasks, events)
     if stream:
         truth["workstreams"] = [stream]
-    constraints = [c for ev in users for c in constraints_of(ev, in_system, _answers(ev, events))]
+    constraints = [c for ev in users for c in constraints_of(ev, in_system, ev["id"] in replies)]
     if read:   # the requirements of the prompt file the user pointed to are theirs too
         constraints += file_constraints(read, in_system, mission["text"] if mission else "")
     # one item per requirement: a restatement is left out, and so is the mission's own sentence ("I'd like to rent
     # a van" is the goal, not also a preference) unless it bans or asks for a report, which the goal does not hold
     constraints = distinct(constraints)
-    replies = {ev["id"] for ev in users if _answers(ev, events)}
     constraints = [c for k, c in enumerate(constraints) if not any(_replaced(c, d, replies) for d in constraints[k + 1:])]
     goal = _content(mission["text"]) if mission else set()
     constraints = [c for c in constraints if c["kind"] in ("ban", "reporting") or not _content(c["quote"]) <= goal]
