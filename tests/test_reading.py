@@ -336,6 +336,26 @@ def test_negation_scope_for_decisions_and_rejected_options():
     assert score("decision-32k", "a110", "d-rest", "revived", both) == 1
 
 
+def test_an_option_named_as_what_held_before_is_replaced():
+    def decision(text, item="d-cents"):
+        return score("decision-32k", "a110", item, "decision", text)
+    # an annotation's 'was', a past copula that calls it the original one, what was done 'so far' in the past
+    assert decision("money: float  # was integer cents") == 0
+    assert decision("Money: floats (was integer cents).") == 0
+    assert decision("Keep REST was the original decision.", "d-rest") == 0
+    assert decision("So far amounts were integer cents; the new plan uses floats.") == 0
+    # the present choice with its former value beside it, or a past passive of a choice still made, stays kept
+    assert decision("money: integer cents  # was floats") == 1
+    assert decision("Amounts are integer cents, as agreed so far.") == 1
+    assert decision("Integer cents was chosen for every amount.") == 1
+    # the cheapest wordings that would hide a revived option behind the same reading still propose it
+    def revived(text):
+        return score("decision-32k", "a110", "d-rest", "revived", text)
+    assert revived("So far we were on REST; switch the public API to gRPC now.") == 1
+    assert revived("Transport: gRPC  # was REST") == 1
+    assert revived("transport: REST  # was gRPC") == 0
+
+
 def test_a_tables_header_says_what_each_cell_is():
     table = "| topic | chosen | rejected |\n|---|---|---|\n| money | floats | integer cents |"
     assert score("decision-32k", "a110", "d-cents", "decision", table) == 0

@@ -398,6 +398,15 @@ SET_AFTER = re.compile(
     rf"^\s*[(:—–-]?\s*{AUX}(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
     rf"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option)")
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
+# An option named as what held before, not what holds: the value an annotation says it was ('money: float  # was
+# integer cents', 'REST (was gRPC)'), the subject of a past copula that calls it the original or old one ('Keep
+# REST was the original decision'), or what a clause says was done so far, in the simple past ('so far each
+# service was copied with logical replication'): the tense and the bound say it is replaced, whatever the option.
+FORMER_BEFORE = re.compile(r"(?:^|[#(—–]\s*|\s-\s+)(?:was|were)\s*:?\s*$")
+FORMER_AFTER = re.compile(r"^\s+(?:was|were|had been)\s+(?:(?:the|our|my|an?|his|her|their)\s+)?"
+                          r"(?:original|old|former|previous|earlier|initial|first)\b")
+SO_FAR = re.compile(r"\b(?:so far|until now|up to now|up till now|till now|thus far)\b")
+PAST = re.compile(r"\b(?:was|were)\b")
 
 
 def set_against(scope: str, start: int, end: int) -> bool:
@@ -410,7 +419,9 @@ def set_against(scope: str, start: int, end: int) -> bool:
     near = " ".join(words)
     if SET_BEFORE.search(before) or NEGATED_VERB.search(NOT_REFUSING.sub(" ", near)) or SET_LABEL.search(scope[:start]):
         return True
-    return bool(SET_AFTER.match(scope[end:hi]))
+    clause = scope[lo:hi]
+    return bool(SET_AFTER.match(scope[end:hi]) or FORMER_BEFORE.search(before) or FORMER_AFTER.match(scope[end:hi])
+                or SO_FAR.search(clause) and PAST.search(clause))
 
 
 def keys_of(keys: Iterable[str]) -> tuple[str, ...]:
