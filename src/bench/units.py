@@ -74,7 +74,7 @@ def _roles(*names: str) -> str:
 ENDED = re.compile(r"\b(withdrawn|withdr[ae]w|withdraws|no longer|revoked?|rescinded|retracted|superseded|replaced|"
                    r"obsolete|cancell?ed|lifted|void|expired|does not apply|doesn't apply|not in force|"
                    r"overridden|overruled|no more|originally|initially|at first|previously|formerly|used to|"
-                   r"taken back|reversed)\b|"
+                   r"taken back|reversed|moot)\b|"
                    r"(?:^|#\s*|\bearlier\s+)history\b|\bhistory\s*:")
 # An ended-word followed by an object ('replaced the 30-day rule', 'withdrew the blanket permission')
 # says what this item did to another one, not that this one ended.
@@ -330,8 +330,17 @@ def _windows(text: str, head: str, sentence: bool = True, row: bool = False) -> 
 # parentheses (an aside belongs to the clause it stands in).
 CLAUSE = re.compile(r"\s[—–-]\s|;\s|:\s|\s(?=(?:because|since|while|although|though|whereas|but|so that|"
                     r"after which)\s)|,\s(?=(?:which|so|but|and then|then|now|later)\s)|\s→\s")
+STATUS_LEAD = re.compile(r"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?(?:(?:is|are|was|were|has been|have been)\s+)?"
+                         r"(?:" + ENDED.pattern.split("|(?:^|")[0] + r")")
 LABEL_WORDS = 8       # a sentence's opening words before a colon that label the rest ('From the CI watch: ...')
 ANNOTATION_WORDS = 8  # a short clause after a dash that comments on the one before ('... - refused')
+
+
+def status_after(line: "Unit", part: "Unit") -> bool:
+    """Whether, in `line`, the sentence `part` is followed by one that opens on a status ending it ('"<rule>" -
+    Omar's early rule; moot now that ...'): a clause with no subject of its own is said of the one before it."""
+    i = line.text.find(part.text)
+    return i >= 0 and part is not line and bool(STATUS_LEAD.match(line.text[i + len(part.text):].lstrip()))
 
 
 def clause_of(u: "Unit", keys: Iterable) -> "Unit":
@@ -369,6 +378,10 @@ def clause_of(u: "Unit", keys: Iterable) -> "Unit":
     after = len(text[bounds[j + 1][0]:bounds[j + 1][1]].split()) if j + 1 < len(bounds) else 0
     if after and (seps[j + 1] in ("—", "–", "-") and after <= ANNOTATION_WORDS or j == 0 and seps[1] == ":"):
         j += 1      # a comment on it ('— refused'), or the value of the label that holds it ('port: complete')
+    # a clause with no subject of its own that opens on a status ending what came before ('"<rule>" - Omar's early
+    # rule; moot now that no majors are left', '<rule>; no longer in force') is said of the clause before it
+    while j + 1 < len(bounds) and STATUS_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]]):
+        j += 1
     labels = 0          # the sentence's opening labels, each short and closed by a colon ('Unconfirmed: From X: ...')
     while labels + 1 < len(bounds) and seps[labels + 1] == ":" \
             and len(text[bounds[labels][0]:bounds[labels][1]].split()) <= LABEL_WORDS:
@@ -711,7 +724,9 @@ RULE_HEAD = re.compile(r"(?:\b(?:rules?|constraints?|requirements?|policy|polici
 # reporting rule hedged so is looser than the quote, unless the quote hedges alike.
 SOFTENED = re.compile(r"\b(try(?:ing)? (?:not )?to|preferabl[ey]|ideally|if (?:at all )?possible|where possible|"
                       r"when(?:ever)? possible|as (?:much|far) as possible|usually|generally|typically|mostly|"
-                      r"normally|when you can|if you can|might want to|it would be (?:nice|good|best)|best effort)\b|"
+                      r"normally|when you can|if you can|might want to|it would be (?:nice|good|best)|best effort|"
+                      # a modal of possibility over the obligation: 'Dana may need to sign off'
+                      r"(?:may|might|could)\s+(?:need|have|has)\s+to)\b|"
                       + _roles("soft"))
 ONLY = re.compile(r"\bonly\b|" + _roles("only"))      # a restriction's focus: 'skip the full CI run only when ...'
 # An obligation or a ban the quote states outright ('must', 'have to', 'cannot', 'never'), which a paraphrase
@@ -731,6 +746,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     comparing polarity (the parity of negation cues). The keys themselves are left out ('sign-off' is no
     reporting cue of its own). This is a lexical reading: it tells a kept rule from a lost or turned one
     in the common phrasings, and a judged probe is what tests a paraphrase's meaning."""
+    if any(WAIVED.search(scope) and _waived(scope, k) and not _waived(quote, k) for k in keys):
+        return False            # its condition waived: 'page Aiko for any alert, customer-facing or not'
     told = kind == "must" and any(imperative(scope, k) and imperative(quote, k) for k in keys)
     # a must the quote gives as an order ('Fix it properly instead') has no must-word to compare: its paraphrase
     # orders it too, says it with a cue of its kind, or stands under a rule's label — never by polarity alone
@@ -763,6 +780,18 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     elif kind == "preference" and not DENIAL.search(quote):
         return not DENIAL.search(scope)
     return polarity(scope) == polarity(quote)
+
+
+# A condition disjoined with its own negation restricts nothing: 'customer-facing or not', 'whether or not it is
+# customer-facing', 'regardless of the path'.
+WAIVED = re.compile(r"\bor not\b|\bregardless\b|\bno matter\b|\birrespective\b")
+WAIVED_AFTER = re.compile(r"^[\s,]*or not\b")
+WAIVED_BEFORE = re.compile(r"\b(?:whether or not|regardless of|no matter|irrespective of)\s+(?:\w+\s+){0,3}$")
+
+
+def _waived(text: str, key: "Key | str") -> bool:
+    spans = key.spans(text) if isinstance(key, Key) else [m.span() for m in re.finditer(re.escape(key), text)]
+    return any(WAIVED_AFTER.match(text[b:]) or WAIVED_BEFORE.search(text[:a]) for a, b in spans)
 
 
 # What may stand before an imperative: the start of a clause, a label, a condition closed by a comma ('If the

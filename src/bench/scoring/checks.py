@@ -322,7 +322,10 @@ class Judge:
                 quoted = [(u, v) for u, v in r.voiced if quote in u.scope]
                 # in force as the user set it: not said to have ended, nor softened by the words written around
                 # it ('Preferably come to me ...: <quote>'; a softener the user wrote is theirs and blanked)
+                # a sentence cut from its line is read with the status that follows it there ('"<rule>" - Omar's
+                # early rule; moot now that ...'): a clause with no subject of its own is said of the one before
                 live = [(u, v) for u, v in quoted if not U.ended(U.without(U.clause_of(u, (quote,)).scope, quote))
+                        and not any(U.status_after(o, u) for o, _ in quoted if not o.sentence)
                         and not U.SOFTENED.search(said.blank(U.without(u.scope, quote)))]
                 if live or not quoted:
                     h.quoted.add(cid)              # shown as if in force, whoever it is attributed to
