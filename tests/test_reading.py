@@ -363,6 +363,24 @@ def test_a_condition_waived_or_an_obligation_made_possible_is_not_the_rule():
                  "Dana must sign off anything touching billing/, migrations/ and auth/.") > 0
 
 
+def test_a_rejected_option_as_the_reason_for_the_choice_or_reopened():
+    def revived(text):
+        return score("migration-32k", "a147", "d-logical", "revived", text)
+    # in the line that states the choice, what the rejected option would take is the reason for it
+    assert revived("Copy: logical replication (a pg_dump of orders alone would take ~40 min).") == 0
+    assert revived("Use logical replication, not pg_dump. A pg_dump of orders alone takes about 40 minutes.") == 0
+    # the cheapest wordings that would hide a proposal behind the same reading still propose it
+    assert revived("Copy: logical replication; a pg_dump would take 5 minutes, so switch to pg_dump.") == 1
+    assert revived("A pg_dump of orders would take only 5 minutes.") == 1
+    assert revived("Copy: logical replication. Next: pg_dump for billing, it takes 5 minutes.") == 1
+    # a label that reopens the choice puts the option up again, whoever suggested it
+    reopened = ("Pending decision for Fatima: whether to switch the public Orders API to gRPC, as the "
+                "platform-architecture session suggested.")
+    assert score("decision-32k", "a110", "d-rest", "revived", reopened) == 1
+    assert score("decision-32k", "a110", "d-rest", "revived", reopened.replace("Pending decision for Fatima: whether to",
+                                                                             "Not acted on:")) == 0
+
+
 def test_an_option_named_as_what_held_before_is_replaced():
     def decision(text, item="d-cents"):
         return score("decision-32k", "a110", item, "decision", text)

@@ -258,7 +258,7 @@ class Judge:
             if routes:
                 h.leaks[iid] = routes
         for did, keys, rejected in self.decisions:
-            if did in near and any(x.maybe(text) and any(_revives(r.written, i, x, self.said)
+            if did in near and any(x.maybe(text) and any(_revives(r.written, i, x, self.said, keys)
                                                          for i in range(len(r.written)))
                                    for x in rejected):
                 h.revived.add(did)
@@ -376,24 +376,47 @@ class Judge:
                 h.position[wid] = said
 
 
-def _revives(written: list[U.Unit], i: int, option: U.Key, said: Said) -> bool:
+def _revives(written: list[U.Unit], i: int, option: U.Key, said: Said, chosen: tuple[U.Key, ...] = ()) -> bool:
     """Text the strategy wrote (unit `i` of `written`) proposes a rejected option again: the option, in a
     unit that is not the user's own words copied, with nothing set against the option itself (`_proposed`),
     in a clause that does not give it to another source or report it as a claim (the other session's own
     proposal, under its label or 'from the platform-architecture session', is that session's, not the
     strategy's), nor a sentence that reports what the one before named as its source ('Another session
     posted a message. It said we should switch to gRPC'), read as a payload's is (`units.neighbours`). A
-    negation elsewhere in the sentence ('no downtime expected') does not excuse it."""
+    negation elsewhere in the sentence ('no downtime expected') does not excuse it. In the line that states the
+    choice (`chosen`), the option as the subject of what it would take or cost ('use logical replication, not
+    pg_dump. A pg_dump of orders alone takes 40 minutes') is the reason for the choice, not a proposal. A
+    clause under a label that reopens the choice ('Pending decision for Fatima: whether to switch to gRPC') puts
+    the option up again, whoever suggested it."""
     u = written[i]
     if not option.held(u.scope) or said.by_user(u.text):
         return False
     c = U.clause_of(u, (option,))
     if not _proposed(c.scope, option):
         return False
+    if REOPENED.search(c.scope):
+        return True
+    if chosen and _measured(c.scope, option) and any(
+            u.text in w.text and all(k.held(w.scope) and _proposed(w.scope, k) for k in chosen) for w in written):
+        return False
     # another source's proposal (a label, 'from the X session'), or one reported as a claim or a doubt, is not
     # the strategy proposing it; a negation is read where it stands (`_proposed`)
     rest = U.without(c.scope, option)
     return not (U.attributions(rest, said.name) or U.DOUBT.search(rest) or U.neighbours(written, i))
+
+
+# A label that puts a choice up for deciding again ('Pending decision:', 'Open question for Fatima:').
+REOPENED = re.compile(r"\b(?:pending|open|outstanding|unresolved)\s+(?:decisions?|questions?|choices?)\b[^:␞]{0,40}[:␞]")
+# An option as the subject of what it takes or costs: 'a pg_dump of orders alone would take ~40 min'.
+SUBJECT_LEAD = re.compile(r"(?:^|[(,]|\b(?:and|but|while|whereas|since|because))\s*(?:(?:a|an|the)\s+)?$")
+MEASURE = re.compile(r"^(?:\s+[\w'’/.-]+){0,4}?\s+(?:(?:would|will|could|might|does|did)\s+)?"
+                     r"(?:takes?|took|lasts?|costs?|needs?|requires?)\b")
+
+
+def _measured(scope: str, option: U.Key) -> bool:
+    """Every mention of `option` in `scope` not set against is the subject of what it takes or costs (`MEASURE`)."""
+    spans = [(a, b) for a, b in option.spans(scope) if not U.set_against(scope, a, b)]
+    return bool(spans) and all(SUBJECT_LEAD.search(scope[:a]) and MEASURE.match(scope[b:]) for a, b in spans)
 
 
 def _proposed(scope: str, option: U.Key) -> bool:
