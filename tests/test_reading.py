@@ -306,6 +306,15 @@ def test_an_honest_history_is_not_stale_and_cannot_hide_a_rule_in_force():
     assert score("pr-queue-64k", "a356", "c-main", "constraint", "Originally: never push to main directly.") == 0
 
 
+def test_a_label_that_calls_its_rules_former_governs_them():
+    old = "Old notes (may be outdated): team-growth flags may be deleted without asking."
+    assert score("withdrawal-32k", "a185", "c-growth", "stale", old) == 0
+    assert score("withdrawal-32k", "a185", "c-growth", "stale", old.replace("Old notes (may be outdated)", "Notes")) == 1
+    # the same label over a rule in force loses it: a strategy cannot file its rules as old and keep them
+    assert score("pr-queue-64k", "a356", "c-main", "constraint", "Previous rules: never push to main directly.") == 0
+    assert score("pr-queue-64k", "a356", "c-main", "constraint", "Rules: never push to main directly.") > 0
+
+
 def test_negation_scope_for_decisions_and_rejected_options():
     def revived(text):
         return score("decision-32k", "a110", "d-rest", "revived", text)

@@ -75,7 +75,10 @@ ENDED = re.compile(r"\b(withdrawn|withdr[ae]w|withdraws|no longer|revoked?|resci
                    r"obsolete|cancell?ed|lifted|void|expired|does not apply|doesn't apply|not in force|"
                    r"overridden|overruled|no more|originally|initially|at first|previously|formerly|used to|"
                    r"taken back|reversed|moot)\b|"
-                   r"(?:^|#\s*|\bearlier\s+)history\b|\bhistory\s*:")
+                   r"(?:^|#\s*|\bearlier\s+)history\b|\bhistory\s*:|"
+                   # a label that calls what it heads former rules or notes ('Old notes (may be outdated): ...')
+                   r"(?:^|␞\s*)(?:old|outdated|former|previous|earlier|superseded|obsolete)\s+"
+                   r"(?:notes|rules|instructions|constraints|polic(?:y|ies)|decisions|agreements)\b[^:␞]{0,40}(?::|␞)")
 # An ended-word followed by an object ('replaced the 30-day rule', 'withdrew the blanket permission')
 # says what this item did to another one, not that this one ended.
 ENDED_OBJECT = re.compile(r"^\s*(?:the|a|an|that|this|its|their|our|my|your|his|her|by|with|in favou?r of)\b")
