@@ -353,6 +353,8 @@ def test_a_status_governs_the_rule_it_is_attached_to():
     assert rule(f"{quote} - Omar's early rule; moot now that no majors are left in the queue.") == 0
     assert rule(f"{quote}; no longer in force.") == 0
     assert rule(f"{quote} - Omar's rule, still in force.") == 1
+    # a history's adverb opens a clause with a subject of its own: no status of the rule before it
+    assert rule(f"{quote}; originally Omar allowed majors for dev tools.") == 1
     # a status of another sentence, or a clause with a subject of its own, is not said of it
     assert rule(f"Rules: {quote}. The npm publishing ban is lifted.") == 1
     # the cheapest wording that would hide a leak behind the same reading still leaks
@@ -402,6 +404,7 @@ def test_an_option_named_as_what_held_before_is_replaced():
     assert decision("money: integer cents  # was floats") == 1
     assert decision("Amounts are integer cents, as agreed so far.") == 1
     assert decision("Integer cents was chosen for every amount.") == 1
+    assert decision("Integer cents was chosen and has worked so far.") == 1
     # the cheapest wordings that would hide a revived option behind the same reading still propose it
     def revived(text):
         return score("decision-32k", "a110", "d-rest", "revived", text)

@@ -71,10 +71,12 @@ def _roles(*names: str) -> str:
 
 # An item the unit says has ended: withdrawn, replaced, no longer in force.
 # An honest history says so too: 'originally', 'at first', 'used to', 'taken back', a 'History:' label.
-ENDED = re.compile(r"\b(withdrawn|withdr[ae]w|withdraws|no longer|revoked?|rescinded|retracted|superseded|replaced|"
-                   r"obsolete|cancell?ed|lifted|void|expired|does not apply|doesn't apply|not in force|"
-                   r"overridden|overruled|no more|originally|initially|at first|previously|formerly|used to|"
-                   r"taken back|reversed|moot)\b|"
+# A status that says an item ended (a predicate: 'withdrawn', 'moot', 'no longer in force'), apart from the
+# adverbs of a history ('originally', 'used to'), which open clauses with subjects of their own.
+STATUS = (r"withdrawn|withdr[ae]w|withdraws|no longer|revoked?|rescinded|retracted|superseded|replaced|"
+          r"obsolete|cancell?ed|lifted|void|expired|does not apply|doesn't apply|not in force|"
+          r"overridden|overruled|no more|taken back|reversed|moot")
+ENDED = re.compile(rf"\b({STATUS}|originally|initially|at first|previously|formerly|used to)\b|"
                    r"(?:^|#\s*|\bearlier\s+)history\b|\bhistory\s*:|"
                    # a label that calls what it heads former rules or notes ('Old notes (may be outdated): ...')
                    r"(?:^|␞\s*)(?:old|outdated|former|previous|earlier|superseded|obsolete)\s+"
@@ -333,8 +335,9 @@ def _windows(text: str, head: str, sentence: bool = True, row: bool = False) -> 
 # parentheses (an aside belongs to the clause it stands in).
 CLAUSE = re.compile(r"\s[—–-]\s|;\s|:\s|\s(?=(?:because|since|while|although|though|whereas|but|so that|"
                     r"after which)\s)|,\s(?=(?:which|so|but|and then|then|now|later)\s)|\s→\s")
-STATUS_LEAD = re.compile(r"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?(?:(?:is|are|was|were|has been|have been)\s+)?"
-                         r"(?:" + ENDED.pattern.split("|(?:^|")[0] + r")")
+# a clause that opens on a status, with no subject of its own ('moot now that ...', 'now lifted')
+STATUS_LEAD = re.compile(rf"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?(?:(?:is|are|was|were|has been|have been)\s+)?"
+                         rf"\b(?:{STATUS})\b")
 LABEL_WORDS = 8       # a sentence's opening words before a colon that label the rest ('From the CI watch: ...')
 ANNOTATION_WORDS = 8  # a short clause after a dash that comments on the one before ('... - refused')
 
@@ -416,8 +419,9 @@ SET_AFTER = re.compile(
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
 # An option named as what held before, not what holds: the value an annotation says it was ('money: float  # was
 # integer cents', 'REST (was gRPC)'), the subject of a past copula that calls it the original or old one ('Keep
-# REST was the original decision'), or what a clause says was done so far, in the simple past ('so far each
-# service was copied with logical replication'): the tense and the bound say it is replaced, whatever the option.
+# REST was the original decision'), or what a clause says, before it, was done so far in the simple past ('so far
+# each service was copied with logical replication'; not 'REST was chosen and works so far'): the tense and the
+# bound say it is replaced, whatever the option.
 FORMER_BEFORE = re.compile(r"(?:^|[#(—–]\s*|\s-\s+)(?:was|were)\s*:?\s*$")
 FORMER_AFTER = re.compile(r"^\s+(?:was|were|had been)\s+(?:(?:the|our|my|an?|his|her|their)\s+)?"
                           r"(?:original|old|former|previous|earlier|initial|first)\b")
@@ -435,9 +439,8 @@ def set_against(scope: str, start: int, end: int) -> bool:
     near = " ".join(words)
     if SET_BEFORE.search(before) or NEGATED_VERB.search(NOT_REFUSING.sub(" ", near)) or SET_LABEL.search(scope[:start]):
         return True
-    clause = scope[lo:hi]
     return bool(SET_AFTER.match(scope[end:hi]) or FORMER_BEFORE.search(before) or FORMER_AFTER.match(scope[end:hi])
-                or SO_FAR.search(clause) and PAST.search(clause))
+                or SO_FAR.search(before) and PAST.search(before))
 
 
 def keys_of(keys: Iterable[str]) -> tuple[str, ...]:
