@@ -205,6 +205,8 @@ def test_the_actor_follows_its_own_latest_plan_until_each_step_is_made():
     ("Next: load test.\nNext: zod.", (("zod", True),)),
     ("Next: zod.\nNext: load test.", (("test", False), ("zod", True))),                 # the context decides on "test"
     ("Next: POST /orders.", ()),                                                         # the item is the phrase
+    ("- Next: GET /v1/invoices/:id.", ()),                                               # "GET" is no function word
+    ("## Next Step\nAssistant:\nI'll go on with billing.", ()),                          # a speaker's label below
     ("Starting the auth cutover: reading its runbook.", ()),                            # a sentence, not a label
     ("Next: run `make test`", ()),                                                      # a plan: `steps` reads it
 ])

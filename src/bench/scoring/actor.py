@@ -52,7 +52,8 @@ PLAN = re.compile(r"\b(?:plan\b|next,? I(?:'ll| will)\b|then I(?:'ll| will)\b|"
 # A label that opens its line or clause ("Next step:", "3. Current Work:", "**Next steps**", "## Next", "; next:"),
 # and what follows it on its line (empty for a heading: its phrase is the next line with words).
 LABEL = re.compile(r"(?:^|[;.]\s)[\s>#*\d.)-]*?((?:[A-Za-z][\w'-]*\s+){0,3}[A-Za-z][\w'-]*)\**\s*(:|\**\s*$)\**\s*(.*)$")
-CLAUSE_END = re.compile(r"[,;:(\[]|\.(?:\s|$)|\s[—–-]\s|\b(?:then|and|or|but)\b")
+CLAUSE_END = re.compile(r"[,;(\[]|[.:](?:\s|$)|\s[—–-]\s|\b(?:then|and|or|but)\b")
+SPEAKER = re.compile(r"^\W*[A-Za-z]\w*(?: \w+)?:(?:\s|$)")   # a line that opens with a label of its own ("Tool run:")
 WORD = re.compile(r"[#/]?\w(?:[\w./@#:-]*\w)?")
 VERB = re.compile(r"[A-Za-z][a-z]+")
 STEP = re.compile(r"\b(run|read)\s+`([^`\n]{3,200})`", re.I)
@@ -189,6 +190,8 @@ def _labelled(line: str, below: list[str]) -> tuple[str, bool] | None:
         if m.group(2) != ":" and not line.lstrip().startswith(("#", "*")):
             return None                               # a bare line of words is no heading
         phrase = next((x for x in below if x.strip()), "")
+        if SPEAKER.match(phrase):
+            return None                               # under it another label ("Assistant:"), not a step
     return head(phrase)
 
 
@@ -204,12 +207,12 @@ def head(phrase: str) -> tuple[str, bool] | None:
         return None
     clause = CLAUSE_END.split(re.sub(r"^[\s>*\d.)-]+", "", phrase), 1)[0]
     words = WORD.findall(clause)
-    content = [w for w in words if not stop_word(w)]
+    content = [w for w in words if not stop_word(w) or w.isupper()]    # "GET" is an acronym, not a word of "get"
     if len(content) == 1:
         return content[0], True
     verb = (len(words) > 1 and VERB.fullmatch(words[0]) is not None
             and (not stop_word(words[1]) or ENDED_OBJECT.match(words[1].casefold()) is not None))
-    content = [w for w in words[1:] if not stop_word(w)] if verb else []
+    content = [w for w in words[1:] if not stop_word(w) or w.isupper()] if verb else []
     return (content[0], False) if len(content) == 1 else None
 
 
