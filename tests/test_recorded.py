@@ -209,7 +209,7 @@ def test_a_folder_is_imported_whole_with_a_length_filter_and_a_broken_file_costs
     assert [p.name for p in (tmp_path / "all").glob("*.json")] == ["s.json"]
 
 
-SIX = DATA / "claude-code-six-services.jsonl"
+SIX, SIX_DROPPED = DATA / "claude-code-six-services.jsonl", DATA / "claude-code-six-services-dropped.jsonl"
 ACTIVE = ("Primary Request", "All user messages", "Pending Tasks", "Current Work", "Optional Next Step")
 
 
@@ -240,17 +240,23 @@ def six(tmp_path_factory):
     task, or the item of the record's latest call."""
     tmp = tmp_path_factory.mktemp("six")
     every = ("orders", "billing", "users", "invoices", "refunds", "ledger")
-    variants = {"kept": None, "dropped": _dropped,
+    variants = {"kept": SIX, "dropped": SIX_DROPPED,
                 "every": lambda s, c: _dropped(s, c) + [f"Next: {', '.join(every)}."],
                 "latest": lambda s, c: _dropped(s, c) + [f"Next: {c[-1]}."]}
-    for name, rewrite in variants.items():
-        src = SIX
-        if rewrite is not None:
+    for name, src in variants.items():
+        if callable(src):
+            _summaries(SIX, tmp / f"{name}.jsonl", src)
             src = tmp / f"{name}.jsonl"
-            _summaries(SIX, src, rewrite)
         assert cli(["import", "claude-code", str(src), "--id", name, "--out", str(tmp / "s" / f"{name}.json")]) == 0
     assert cli(["run", f"scenarios=[{tmp / 's'}]", "strategies=[recorded,full]", f"out={tmp / 'r'}"]) == 0
     return {(r["scenario"], r["strategy"]): r for r in csv.DictReader((tmp / "r" / "summary.csv").open())}
+
+
+def test_the_dropped_fixture_is_the_kept_one_without_its_summaries_active_sections(tmp_path):
+    _summaries(SIX, tmp_path / "d.jsonl", lambda s, c: [re.sub(r"^\d+\.", "", x) for x in _dropped(s, c)])
+    _summaries(SIX_DROPPED, tmp_path / "f.jsonl", lambda s, c: [re.sub(r"^\d+\.", "", x) for x in s])
+    assert (tmp_path / "d.jsonl").read_text() == (tmp_path / "f.jsonl").read_text()
+    assert SIX.read_text() != SIX_DROPPED.read_text()
 
 
 def test_a_summary_that_drops_the_active_task_loses_the_goal_and_the_next_action(six):
