@@ -12,7 +12,7 @@ from bench.cli import main
 from bench.harness.messages import make
 from bench.scenarios.loader import check
 from bench.scenarios.model import Call
-from bench.scoring.actor import PROMPT, offline_actor
+from bench.scoring.actor import PROMPT, offline_actor, statement
 from bench.scoring.checks import Judge
 from bench.scoring.continuation import Script, schedule
 from bench.tokens import tokenizer
@@ -194,3 +194,41 @@ def test_the_actor_follows_its_own_latest_plan_until_each_step_is_made():
     marked = make(TOK, id="w", role="user", tag="background", text="[Harness: watch]\nPlan: run `make lint`.")
     call = ask([*ctx, marked])
     assert call is None or call.args != {"cmd": "make lint"}
+
+
+@pytest.mark.parametrize("text, said", [
+    ("Orders is migrated and its tests pass; next: billing.", (("billing", True),)),     # a label inside its line
+    ("Next: #102", (("102", True),)),
+    ("4. Next Step: migrate billing, then users.", (("billing", False),)),               # the step's object, not "Step"
+    ("9. Optional Next Step:\n   Migrate users (src/users/client.ts), the next one.", (("users", False),)),
+    ("## Next steps\n- Migrate refunds and ledger", (("refunds", False),)),             # a handoff's heading
+    ("Next: load test.\nNext: zod.", (("zod", True),)),
+    ("Next: zod.\nNext: load test.", (("test", False), ("zod", True))),                 # the context decides on "test"
+    ("Next: POST /orders.", ()),                                                         # the item is the phrase
+    ("- Next: GET /v1/invoices/:id.", ()),                                               # "GET" is no function word
+    ("## Next Step\nAssistant:\nI'll go on with billing.", ()),                          # a speaker's label below
+    ("Starting the auth cutover: reading its runbook.", ()),                            # a sentence, not a label
+    ("Next: run `make test`", ()),                                                      # a plan: `steps` reads it
+])
+def test_a_statement_is_the_item_a_next_label_or_heading_names(text, said):
+    assert statement(text) == said
+
+
+def test_a_step_read_past_its_verb_counts_where_the_context_lists_the_item():
+    def msg(i, role, text, calls=()):
+        return make(TOK, id=i, role=role, tag=role, text=text, calls=calls)
+    read = lambda s: Call(f"c-{s}", "Read", {"file_path": f"/repo/src/{s}/client.ts"})   # noqa: E731
+    test = lambda s: Call(f"t-{s}", "Bash", {"command": f"npm test -- {s}"})              # noqa: E731
+    done = [msg("n", "user", "Next Step: migrate billing."), msg("a1", "assistant", "", (read("billing"),)),
+            msg("a2", "assistant", "", (test("billing"),)), msg("a3", "assistant", "Next: users.")]
+    tools = [{"function": {"name": "Read"}}, {"function": {"name": "Bash"}}]
+
+    def go(context):
+        turn = offline_actor([*context, make(TOK, id="next", role="user", tag="next", text=PROMPT)], tools, None, TOK)
+        return (turn.calls[0].tool, turn.calls[0].args) if turn.calls else None
+    # billing is no listed item here: the actor does not know how users starts (no call named the previous item)
+    assert go(done) != ("Read", {"file_path": "/repo/src/users/client.ts"})
+    task = msg("u", "user", "Migrate the orders, billing and users services.")
+    assert go([task, *done]) == ("Read", {"file_path": "/repo/src/users/client.ts"})
+    # the routine carries the item over where the follow-up names only a part of the subject
+    assert go([task, *done[:3], msg("a4", "assistant", "", (read("users"),))]) == ("Bash", {"command": "npm test -- users"})

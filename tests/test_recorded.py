@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
+
+import pytest
 
 from bench.cli import main as cli
 from bench.scenarios import loader
@@ -204,3 +207,72 @@ def test_a_folder_is_imported_whole_with_a_length_filter_and_a_broken_file_costs
     assert len(list(out.glob("*.json"))) == (2 if longest == "s.jsonl" else 1)
     assert cli(["import", "claude-code", str(folder / "a"), "--out", str(tmp_path / "all")]) == 0
     assert [p.name for p in (tmp_path / "all").glob("*.json")] == ["s.json"]
+
+
+SIX, SIX_DROPPED = DATA / "claude-code-six-services.jsonl", DATA / "claude-code-six-services-dropped.jsonl"
+ACTIVE = ("Primary Request", "All user messages", "Pending Tasks", "Current Work", "Optional Next Step")
+
+
+def _summaries(src: Path, dst: Path, rewrite) -> None:
+    """`src` with each compact summary rewritten: `rewrite(sections, items)` gets its numbered sections (the text
+    before the first one at index 0) and the items of the record's calls so far, and returns the new sections."""
+    lines = [json.loads(x) for x in src.read_text().splitlines()]
+    called: list[str] = []
+    for x in lines:
+        for part in x.get("message", {}).get("content", []) if isinstance(x.get("message", {}).get("content"), list) else ():
+            if part.get("type") == "tool_use" and "/src/" in part["input"].get("file_path", ""):
+                called.append(part["input"]["file_path"].split("/src/")[1].split("/")[0])
+        if x.get("isCompactSummary"):
+            sections = re.split(r"\n(?=\d+\. [A-Z][^\n]*:\n)", x["message"]["content"])
+            x["message"]["content"] = "\n".join(rewrite(sections, called))
+    dst.write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def _dropped(sections, called):
+    """What reported Codex and Claude Code regressions do: the summary keeps the history, drops the active task."""
+    return [s for s in sections if not re.match(r"\d+\. (?:%s)" % "|".join(ACTIVE), s)]
+
+
+@pytest.fixture(scope="module")
+def six(tmp_path_factory):
+    """recorded and full on the six-service session: its summaries as Claude Code wrote them (kept), with the
+    active task dropped, and dropped plus the cheapest next-lines a gaming summary writes: every item of the
+    task, or the item of the record's latest call."""
+    tmp = tmp_path_factory.mktemp("six")
+    every = ("orders", "billing", "users", "invoices", "refunds", "ledger")
+    variants = {"kept": SIX, "dropped": SIX_DROPPED,
+                "every": lambda s, c: _dropped(s, c) + [f"Next: {', '.join(every)}."],
+                "latest": lambda s, c: _dropped(s, c) + [f"Next: {c[-1]}."]}
+    for name, src in variants.items():
+        if callable(src):
+            _summaries(SIX, tmp / f"{name}.jsonl", src)
+            src = tmp / f"{name}.jsonl"
+        assert cli(["import", "claude-code", str(src), "--id", name, "--out", str(tmp / "s" / f"{name}.json")]) == 0
+    assert cli(["run", f"scenarios=[{tmp / 's'}]", "strategies=[recorded,full]", f"out={tmp / 'r'}"]) == 0
+    return {(r["scenario"], r["strategy"]): r for r in csv.DictReader((tmp / "r" / "summary.csv").open())}
+
+
+def test_the_dropped_fixture_is_the_kept_one_without_its_summaries_active_sections(tmp_path):
+    _summaries(SIX, tmp_path / "d.jsonl", lambda s, c: [re.sub(r"^\d+\.", "", x) for x in _dropped(s, c)])
+    _summaries(SIX_DROPPED, tmp_path / "f.jsonl", lambda s, c: [re.sub(r"^\d+\.", "", x) for x in s])
+    assert (tmp_path / "d.jsonl").read_text() == (tmp_path / "f.jsonl").read_text()
+    assert SIX.read_text() != SIX_DROPPED.read_text()
+
+
+def test_a_summary_that_drops_the_active_task_loses_the_goal_and_the_next_action(six):
+    """A real-format session long enough for scheduled continuation points: the oracle's context answers them
+    (the offline actor reads the agent's "next: users" and its Read, Edit, test routine), and recorded on the
+    summary without the task scores lower on goal and on next_action_agreement than on the summary with it."""
+    for name in ("kept", "dropped"):
+        assert int(six[name, "full"]["next_points"]) >= 4 and float(six[name, "full"]["next_action_agreement"]) == 1.0
+        assert six[name, "recorded"]["next_points"] == six[name, "full"]["next_points"]
+    col = lambda name, c: float(six[name, "recorded"][c])   # noqa: E731  (a missing value fails here)
+    assert col("dropped", "goal_retention") < col("kept", "goal_retention")
+    assert col("dropped", "next_action_agreement") < col("kept", "next_action_agreement")
+
+
+def test_a_next_line_naming_every_item_or_the_latest_does_not_beat_the_honest_summary(six):
+    kept = float(six["kept", "recorded"]["next_action_agreement"])
+    for name in ("every", "latest"):
+        assert float(six[name, "recorded"]["next_action_agreement"]) < kept
+        assert float(six[name, "recorded"]["goal_retention"]) < float(six["kept", "recorded"]["goal_retention"])

@@ -5,14 +5,19 @@ careful agent would read its own history:
 - a request it reads as the user's that names a command in backticks it has not run: a user-role message after
   its last turn with no `[Harness: ...]` marker, or a line that says someone asked it, with no source named and
   no refusal ("Dana asked me to run `...`", a list under "Open requests" in a summary): it runs it;
-- the latest statement about the work: "all done" (then it stops), or what is next ("Next: #102"): when no
+- the latest statement about the work: "all done" (then it stops), or what is next ("Next: #102", a label or
+  heading that says what is next or current: "next: billing", "Next step: migrate users", a summary's
+  "Current Work" or "Optional Next Step", a handoff's "Next steps" with the step on the line below; an item
+  read past the step's verb counts where the context lists it, "orders, billing and users"): when no
   call has been made on that item since the statement, it starts it the way it started the item before
   (the first call made on the previous item, that item's name swapped for the new one);
 - its own latest plan, a message of its own (or a summary) that says what it will do next and names the calls in
   backticks ("Next I'll run `pytest -k expiry`", "Plan: run `make lint`, then run `make test`"): the first
   step no later call has made, when no newer statement of the work stands;
 - otherwise it goes on with the routine its own visible calls show: after a call like the last one, the
-  follow-up seen most often (ties: the newest), on the same item.
+  follow-up seen most often (ties: the newest), on the same item (where the follow-up does not hold the
+  earlier call's whole subject, the part in which the two subjects differ: `src/orders/client.ts` then
+  `npm test -- orders` is followed, on `src/users/client.ts`, by `npm test -- users`).
 A context that shows none of these gets no call. Its calls are only as good as what the context says:
 that is what the next-action score measures.
 """
@@ -27,6 +32,8 @@ from typing import Any, Iterator, Sequence
 from bench.harness.messages import MARKER, Message
 from bench.models.offline import Turn
 from bench.scenarios.model import Call, leaves as scalars
+from bench.text import stop_word
+from bench.units import ENDED_OBJECT, FUNCTION, NEXT as NEXT_MARKER
 
 PROMPT = (Path(__file__).resolve().parent / "prompts" / "next.md").read_text(encoding="utf-8").strip()
 OPENING = PROMPT.split("]", 1)[0] + "]"
@@ -42,6 +49,13 @@ REFUSED = re.compile(r"\b(?:ignor\w*|declin\w*|refus\w*|not from|claims?|unconfi
 SUBJECTY = re.compile(r"[\d./_#-]")
 PLAN = re.compile(r"\b(?:plan\b|next,? I(?:'ll| will)\b|then I(?:'ll| will)\b|"
                   r"after (?:that|this),? I(?:'ll| will)\b)", re.I)   # the words that open its own plan
+# A label that opens its line or clause ("Next step:", "3. Current Work:", "**Next steps**", "## Next", "; next:"),
+# and what follows it on its line (empty for a heading: its phrase is the next line with words).
+LABEL = re.compile(r"(?:^|[;.]\s)[\s>#*\d.)-]*?((?:[A-Za-z][\w'-]*\s+){0,3}[A-Za-z][\w'-]*)\**\s*(:|\**\s*$)\**\s*(.*)$")
+CLAUSE_END = re.compile(r"[,;(\[]|[.:](?:\s|$)|\s[—–-]\s|\b(?:then|and|or|but)\b")
+SPEAKER = re.compile(r"^\W*[A-Za-z]\w*(?: \w+)?:(?:\s|$)")   # a line that opens with a label of its own ("Tool run:")
+WORD = re.compile(r"[#/]?\w(?:[\w./@#:-]*\w)?")
+VERB = re.compile(r"[A-Za-z][a-z]+")
 STEP = re.compile(r"\b(run|read)\s+`([^`\n]{3,200})`", re.I)
 STEP_ARG = {"run": "cmd", "read": "path"}
 
@@ -144,17 +158,78 @@ def _shape(c: Call, item: str) -> tuple:
 
 
 @lru_cache(maxsize=8192)
-def statement(text: str) -> str | None:
-    """The latest statement of a text about the work: the item said to be next, '' for "all done", None."""
+def statement(text: str) -> tuple[tuple[str, bool], ...]:
+    """The latest statements of a text about the work, newest first, up to the first sure one: (the item said to
+    be next or '' for "all done", sure). A label's step read past its verb ("Next step: migrate users") is not
+    sure: the context must list the item (`listed`)."""
     if text.lstrip().startswith(MARKER):
-        return None
-    for line in reversed(text.splitlines()):
+        return ()
+    lines, found = text.splitlines(), []
+    for k in range(len(lines) - 1, -1, -1):
+        line = lines[k]
+        labelled = _labelled(line, lines[k + 1:])
         nxt = [x for x in NEXT.findall(line) if SUBJECTY.search(x)]
-        if nxt:
-            return nxt[-1].lstrip("#")
-        if ALL_DONE.search(line):
-            return ""
-    return None
+        said = (labelled[0].lstrip("#"), labelled[1]) if labelled else (nxt[-1].lstrip("#"), True) if nxt else \
+            ("", True) if ALL_DONE.search(line) else None
+        if said is not None:
+            found.append(said)
+            if said[1]:
+                break
+    return tuple(found)
+
+
+def _labelled(line: str, below: list[str]) -> tuple[str, bool] | None:
+    """The item a next-marker label of the line names (`head` of the phrase after it on its line, or, for a
+    heading, on the next line with words); None when the line has no such label."""
+    m = LABEL.search(line)
+    label = m.group(1).casefold() if m else ""
+    if not NEXT_MARKER.search(label) or FUNCTION.intersection(label.split()):
+        return None                                   # no marker, or a sentence ("Starting the auth cutover:")
+    phrase = m.group(3) if m.group(2) == ":" else ""
+    if not phrase.strip():
+        if m.group(2) != ":" and not line.lstrip().startswith(("#", "*")):
+            return None                               # a bare line of words is no heading
+        phrase = next((x for x in below if x.strip()), "")
+        if SPEAKER.match(phrase):
+            return None                               # under it another label ("Assistant:"), not a step
+    return head(phrase)
+
+
+@lru_cache(maxsize=4096)
+def head(phrase: str) -> tuple[str, bool] | None:
+    """The item a step phrase names, and whether that is sure: its first clause's one word that is no function
+    word ("billing", "#102": sure), or the one after its first word when that word may be the step's verb (a
+    lower-case or capitalised word followed by its object: "migrate billing"; "Migrate the users service" has two
+    words after it and names nothing): not sure, as a noun before it reads the same ("load test", "docs examples").
+    None for a clause of several words ("POST /orders", "order number sequence": the item is the phrase, which
+    calls do not name) or a phrase with a command in backticks (a plan: `steps` reads it)."""
+    if "`" in phrase:
+        return None
+    clause = CLAUSE_END.split(re.sub(r"^[\s>*\d.)-]+", "", phrase), 1)[0]
+    words = WORD.findall(clause)
+    content = [w for w in words if not stop_word(w) or w.isupper()]    # "GET" is an acronym, not a word of "get"
+    if len(content) == 1:
+        return content[0], True
+    verb = (len(words) > 1 and VERB.fullmatch(words[0]) is not None
+            and (not stop_word(words[1]) or ENDED_OBJECT.match(words[1].casefold()) is not None))
+    content = [w for w in words[1:] if not stop_word(w) or w.isupper()] if verb else []
+    return (content[0], False) if len(content) == 1 else None
+
+
+@lru_cache(maxsize=4096)
+def listed(text: str) -> frozenset[str]:
+    """The one-word items a text lists: the elements of a list of three or more ("the orders, billing and users
+    services": billing; "the orders" and "users services" are not one word alone), case-folded."""
+    out = set()
+    for part in re.split(r"[;:.!?](?:\s|$)|\n", text):
+        pieces = re.split(r",\s*(?:and\s+|or\s+|then\s+)?|\s+(?:and|or|then)\s+", part)
+        if len(pieces) < 3:
+            continue
+        for piece in pieces:
+            words = WORD.findall(piece)
+            if len(words) == 1 and not stop_word(words[0]):
+                out.add(words[0].casefold())
+    return frozenset(out)
 
 
 @lru_cache(maxsize=4096)
@@ -222,18 +297,47 @@ def _decide(context: list[Message], tools: set | None = None) -> tuple[str, dict
     k = newest[best]
     prev, nxt = calls[k][1], calls[k + 1][1]
     s = subject_of(prev)
-    return nxt.tool, (_swap(nxt.args, s, item) if s else dict(nxt.args))
+    if not s:
+        return nxt.tool, dict(nxt.args)
+    args = _swap(nxt.args, s, item)
+    core = _core(s, item) if args == nxt.args else None
+    if core is not None and names(core[0], nxt):
+        args = _swap(nxt.args, *core)
+    return nxt.tool, args
+
+
+def _core(old: str, new: str) -> tuple[str, str] | None:
+    """The parts in which two subjects differ, cut at non-word characters: ("orders", "users") for
+    `src/orders/client.ts` and `src/users/client.ts`; None when either part is shorter than 3 characters or the
+    old one recurs in its subject (`src/orders/orders.ts`: which "orders" a follow-up names is not known)."""
+    a = 0
+    while a < min(len(old), len(new)) and old[a] == new[a]:
+        a += 1
+    while a > 0 and (old[a - 1].isalnum() or old[a - 1] == "_"):
+        a -= 1
+    b = 0
+    while b < min(len(old), len(new)) - a and old[-1 - b] == new[-1 - b]:
+        b += 1
+    while b > 0 and (old[-b].isalnum() or old[-b] == "_"):
+        b -= 1
+    x, y = old[a:len(old) - b], new[a:len(new) - b]
+    return (x, y) if len(x) >= 3 and len(y) >= 3 and old.count(x) == 1 else None
 
 
 def _statements(context: list[Message]) -> Iterator[tuple[int, str]]:
-    """The context's statements about the work, newest first: (position, the item said to be next or '')."""
+    """The context's statements about the work, newest first: (position, the item said to be next or ''); a
+    statement that is not sure counts where the context lists its item."""
+    known: frozenset[str] | None = None
     for i in range(len(context) - 1, -1, -1):
         m = context[i]
         if m.role == "tool":
             continue
-        said = next((x for x in map(statement, (p.text for p in reversed(m.segments()))) if x is not None), None)
-        if said is not None:
-            yield i, said
+        for item, sure in (x for p in reversed(m.segments()) for x in statement(p.text)):
+            if not sure and known is None:
+                known = frozenset().union(*(listed(c.text) for c in context))
+            if sure or item.casefold() in known:
+                yield i, item
+                break
 
 
 def names(item: str, call: Call) -> bool:
