@@ -96,11 +96,12 @@ class Exec(Strategy):
                 self.messages.extend(fresh)
                 self.appended, self.served = len(self.pending), size
                 return None
-        where = f"request {self.requests}" + (f" (after message {self.pending[-1].id})" if self.pending else "")
+        after = self.pending[-1].id if self.pending else None    # the error line names it (said only then)
         try:
             return await self._exchange()
         except P.ExternalError as exc:
             self.broken = True
+            where = f"request {self.requests}" + (f" (after message {after})" if after is not None else "")
             raise P.ExternalError(f"external strategy {self.program}: {where}: {exc}") from None
 
     async def _exchange(self) -> Compaction | None:
