@@ -974,8 +974,15 @@ TOKEN = re.compile(r"\w+")
 
 
 def words_of(text: str) -> set[str]:
-    """The distinct words of a text (runs of word characters: '#5301' gives '5301'), for the indexes below."""
+    """The distinct words of a text (runs of word characters: '#5301' gives '5301'), for the indexes below. An
+    ASCII text is cut at its other characters by a translation table, which runs faster than a regex."""
+    if text.isascii():
+        return set(text.translate(_ASCII_GAPS).split())
     return set(TOKEN.findall(text))
+
+
+# every ASCII character that is not a word character (\w: letters, digits, '_') made a space
+_ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128)) if not TOKEN.fullmatch(c)})
 
 
 class KeyIndex:

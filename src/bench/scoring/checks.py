@@ -108,7 +108,8 @@ class Hits:
         self.words |= o.words
         self.firsts |= o.firsts
         for w, said in o.position.items():   # later messages claim later
-            self.position[w] = U.advance(self.position.get(w, {}), said)
+            before = self.position.get(w)
+            self.position[w] = U.advance(before, said) if before else dict(said)   # claims over none: as said
 
     def copy(self) -> "Hits":
         out = Hits()
