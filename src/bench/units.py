@@ -587,7 +587,13 @@ class Key:
             return bool(self.words) and stem(self.words[0]) in text
         if not self._anchored(text):
             return False
-        return sum(s not in text for s in self.stems) <= self.slack
+        missing = 0
+        for s in self.stems:        # a stem missing past the slack rules the key out: no need to look for the rest
+            if s not in text:
+                missing += 1
+                if missing > self.slack:
+                    return False
+        return True
 
     def _anchored(self, text: str) -> bool:
         """Every anchor stands in `text`. An anchor's pattern opens with a look-behind, which a regex cannot
