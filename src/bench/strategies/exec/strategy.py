@@ -148,7 +148,9 @@ class Exec(Strategy):
                                   f"its previous context), got {keep!r}")
         if not isinstance(items, list):
             raise P.ExternalError("\"messages\" must be a list of message ids and written messages")
-        out = self.messages[:keep]
+        # kept whole: appended to in place (a request that only appends costs what it adds, not a copy of the
+        # context; a reply that breaks the protocol fails the cell, so a half-appended list is never read)
+        out = self.messages if keep == len(self.messages) else self.messages[:keep]
         for i, item in enumerate(items):
             if isinstance(item, str):
                 m = self.known.get(item)
