@@ -16,10 +16,11 @@ import re
 from functools import lru_cache
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 10)
 def normalize(text: str) -> str:
-    """Case-insensitive, whitespace-normalised form used by every text match. Kept per text: a message's text is
-    normalised by several readers (the checks, the faults), and a str keeps its own hash."""
+    """Case-insensitive, whitespace-normalised form used by every text match. The latest texts are kept: a
+    message's text is normalised by several readers of the same request (the checks, the faults), and a str
+    keeps its own hash."""
     return " ".join(text.split()).casefold()
 
 ACKS = {"continue", "ok", "okay", "k", "yes", "y", "no", "n", "thanks", "thank you", "thx", "go on", "go ahead", "proceed",
