@@ -41,10 +41,12 @@ from pathlib import Path
 
 from bench.scenarios import loader
 from bench import HOME
+from bench.harness.messages import render_all
 from bench.harness.replay import ReplayOptions, replay
 from bench.scenarios.model import Scenario
 from bench.tokens import Tokenizer
 from bench.strategies.exec import Exec
+from bench.strategies.exec.protocol import prepare
 from bench.strategies.full import Full
 from bench.strategies.truncate import Truncate
 from bench.models.offline import OfflineModel
@@ -184,9 +186,6 @@ def floor_round_trips(s: Scenario, encoding: str, repeat: int) -> tuple[float, f
     a request. Each request's `prepare` line (the messages recorded since the one before, as exec sends them)
     goes to a Python child (its start counted) that decodes it and answers one fixed line, read back through
     asyncio; no strategy, no replay, no checks on either side."""
-    from bench.harness.messages import render_all
-    from bench.strategies.exec.protocol import prepare
-
     lines, added = [], []
     for m, e in zip(render_all(Tokenizer(encoding), s), s.events):
         if e.role == "assistant":
