@@ -13,10 +13,14 @@ left is still a verbatim substring of the original).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 
+@lru_cache(maxsize=1 << 10)
 def normalize(text: str) -> str:
-    """Case-insensitive, whitespace-normalised form used by every text match."""
+    """Case-insensitive, whitespace-normalised form used by every text match. The latest texts are kept: a
+    message's text is normalised by several readers of the same request (the checks, the faults), and a str
+    keeps its own hash."""
     return " ".join(text.split()).casefold()
 
 ACKS = {"continue", "ok", "okay", "k", "yes", "y", "no", "n", "thanks", "thank you", "thx", "go on", "go ahead", "proceed",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from operator import itemgetter
 from typing import Callable, Iterable
 
@@ -464,6 +464,7 @@ INFLECTED = r"(?:e|es|s|ed|d|ing|ings|ly|y|ies|ied|er|ers)?"
 LOOSE, PHRASE = "loose", "phrase"
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A crude stem: a common suffix off ('deleting', 'deleted', 'delete' -> 'delet'; 'pushes' -> 'push'),
     never below three letters, and a doubled last consonant made single ('stopped' -> 'stop')."""
@@ -480,7 +481,7 @@ def stem(word: str) -> str:
 
 def stems_of(text: str) -> frozenset[str]:
     """The stems of a text's ordinary words (hyphenated and snake_case words split)."""
-    return frozenset(stem(w) for w in WORD_TOKEN.findall(" ".join(SPLIT_WORD.split(text))))
+    return frozenset(map(stem, set(WORD_TOKEN.findall(" ".join(SPLIT_WORD.split(text))))))
 
 
 # Words that carry no content of a key of their own: articles, prepositions, pronouns (a summary says 'Dana'
@@ -532,6 +533,17 @@ def _anchor_pattern(anchor: str) -> str:
     return f"{left}(?:{alts}){right}"
 
 
+def _anchor_cores(anchor: str) -> tuple[str, ...]:
+    """Literal strings one of which every match of `_anchor_pattern(anchor)` holds: each form's text, a
+    percentage's number, a file line's file name."""
+    forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
+    if re.fullmatch(r"\d+(?:\.\d+)?%", anchor):
+        forms = [anchor[:-1]]
+    if FILE_LINE.match(anchor):
+        forms = [FILE_LINE.match(f).group("file") for f in forms]
+    return tuple(forms)
+
+
 CHOICE_VERB = re.compile(r"^(?:keep|use|go with|stick with|stay with|stay on|choose|pick|adopt|prefer)\s+")
 CHOSEN = re.compile(r"\b(?:keep\w*|kept|use[sd]?|using|stay\w*|stick\w* with|go(?:es|ing)? with|went with|chose|chosen|"
                     r"choose|choice|decided|decisions?|picked|adopt\w*|prefer\w*|settled on|remains?|sticking)\b")
@@ -552,7 +564,8 @@ class Key:
     a rejected option, a background payload: which words go together is what they say). `worded`: at least
     one ordinary word must be held when the key has any (a fact's token is no fact)."""
 
-    __slots__ = ("text", "anchors", "words", "stems", "slack", "mode", "worded", "_anchors", "_phrase", "object")
+    __slots__ = ("text", "anchors", "words", "stems", "slack", "mode", "worded", "_anchors", "_cores", "_phrase",
+                 "object")
 
     def __init__(self, text: str, mode: str = LOOSE, slack: int = 0, worded: bool = False, choice: bool = False):
         self.text = normalize(text)
@@ -569,6 +582,7 @@ class Key:
             slack = 0
         self.slack = min(slack, max(0, len(self.words) - (1 if self.worded or not self.anchors else 0)))
         self._anchors = [re.compile(_anchor_pattern(a)) for a in self.anchors]
+        self._cores = [_anchor_cores(a) for a in self.anchors]
         self._phrase: re.Pattern[str] | None = None
 
     def __repr__(self) -> str:
@@ -601,9 +615,20 @@ class Key:
             return True
         if self.mode == PHRASE and not self.anchors and len(self.words) < 2:
             return bool(self.words) and stem(self.words[0]) in text
-        if not all(p.search(text) for p in self._anchors):
+        if not self._anchored(text):
             return False
-        return sum(s not in text for s in self.stems) <= self.slack
+        missing = 0
+        for s in self.stems:        # a stem missing past the slack rules the key out: no need to look for the rest
+            if s not in text:
+                missing += 1
+                if missing > self.slack:
+                    return False
+        return True
+
+    def _anchored(self, text: str) -> bool:
+        """Every anchor stands in `text`. An anchor's pattern opens with a look-behind, which a regex cannot
+        look for as a literal, so it is searched only in a text that holds one of its literal cores."""
+        return all(any(c in text for c in cores) and p.search(text) for p, cores in zip(self._anchors, self._cores))
 
     def held(self, scope: str, stems: frozenset[str] | None = None) -> bool:
         """Whether `scope` (a unit's text with its heading) holds the key."""
@@ -615,7 +640,7 @@ class Key:
             return False
         if self.mode == PHRASE:
             return bool(self.phrase.search(scope))
-        if not all(p.search(scope) for p in self._anchors):
+        if not self._anchored(scope):
             return False
         have = stems if stems is not None else stems_of(scope)
         missing = sum(s not in have for s in self.stems)
@@ -1001,8 +1026,15 @@ TOKEN = re.compile(r"\w+")
 
 
 def words_of(text: str) -> set[str]:
-    """The distinct words of a text (runs of word characters: '#5301' gives '5301'), for the indexes below."""
+    """The distinct words of a text (runs of word characters: '#5301' gives '5301'), for the indexes below. An
+    ASCII text is cut at its other characters by a translation table, which runs faster than a regex."""
+    if text.isascii():
+        return set(text.translate(_ASCII_GAPS).split())
     return set(TOKEN.findall(text))
+
+
+# every ASCII character that is not a word character (\w: letters, digits, '_') made a space
+_ASCII_GAPS = str.maketrans({c: " " for c in map(chr, range(128)) if not TOKEN.fullmatch(c)})
 
 
 class KeyIndex:

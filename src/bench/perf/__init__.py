@@ -13,7 +13,9 @@ External strategies (issue 12, 26): the same 4,000-event replay through `exec` r
 examples/external/truncate.py costs under 2x the CPU of the in-process truncate replay (both processes
 counted, the strategy's Python start included), asked before every request (`--every-request`: the
 protocol's worst case, one round trip a request); the figure with `wake_above` is printed too. The
-wall clock is printed beside it, without a target: on a loaded machine it measures the scheduler.
+wall clock is printed beside it, without a target: on a loaded machine it measures the scheduler. So is the
+floor of any protocol with one round trip a request, a bare pipe loop (the same lines to a child that only
+decodes them): what the target leaves for the strategy's and the bench's own work on each side.
 Validating and building a session (issue 26) grows linearly: 4x the events, at most 4.5x the CPU time, each side
 the best of five (a busy machine's noise is one-sided). The default offline run (issue 13: every bundled scenario x the default strategies,
 both cores) finishes in under 60 s: `--default-run` times it, split at its first and last finished
@@ -39,10 +41,12 @@ from pathlib import Path
 
 from bench.scenarios import loader
 from bench import HOME
+from bench.harness.messages import render_all
 from bench.harness.replay import ReplayOptions, replay
 from bench.scenarios.model import Scenario
 from bench.tokens import Tokenizer
 from bench.strategies.exec import Exec
+from bench.strategies.exec.protocol import prepare
 from bench.strategies.full import Full
 from bench.strategies.truncate import Truncate
 from bench.models.offline import OfflineModel
@@ -168,6 +172,47 @@ def score_seconds(s: Scenario, logs: Path, tok: Tokenizer, oracle: bool) -> tupl
     return time.perf_counter() - started, len(rows)
 
 
+# The least a strategy process can be: it decodes each line and answers one fixed line.
+FLOOR_CHILD = ("import json, sys\n"
+               "read, out = sys.stdin.buffer.readline, sys.stdout.buffer\n"
+               "while line := read():\n"
+               "    json.loads(line)\n"
+               "    out.write(b'{\"type\": \"context\"}\\n')\n"
+               "    out.flush()\n")
+
+
+def floor_round_trips(s: Scenario, encoding: str, repeat: int) -> tuple[float, float]:
+    """(this process's CPU s, the child's), each the best of `repeat`: the floor of a protocol with one round trip
+    a request. Each request's `prepare` line (the messages recorded since the one before, as exec sends them)
+    goes to a Python child (its start counted) that decodes it and answers one fixed line, read back through
+    asyncio; no strategy, no replay, no checks on either side."""
+    lines, added = [], []
+    for m, e in zip(render_all(Tokenizer(encoding), s), s.events):
+        if e.role == "assistant":
+            lines.append(prepare(len(lines) + 1, 0, added))
+            added = []
+        added.append(m)
+
+    async def loop() -> None:
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-c", FLOOR_CHILD, stdin=subprocess.PIPE,
+                                                    stdout=subprocess.PIPE)
+        assert proc.stdin is not None and proc.stdout is not None
+        for line in lines:
+            proc.stdin.write(line)
+            await proc.stdout.readline()
+        proc.stdin.close()
+        await proc.wait()
+
+    own, child = float("inf"), float("inf")
+    for _ in range(max(1, repeat)):
+        t0 = os.times()
+        asyncio.run(loop())
+        t1 = os.times()
+        own = min(own, t1.user + t1.system - t0.user - t0.system)
+        child = min(child, t1.children_user + t1.children_system - t0.children_user - t0.children_system)
+    return own, child
+
+
 def best_of(n: int, s: Scenario, strategy_name: str, encoding: str) -> tuple[float, float, int]:
     """(wall s, CPU s, compactions), each time the best of `n` replays. CPU counts this process and
     the strategy processes it started and reaped: on a loaded machine the wall clock of a two-process
@@ -273,6 +318,10 @@ def exec_figures(s: Scenario, encoding: str, repeat: int) -> float:
     w_in, c_in, n_in = best_of(repeat, s, "truncate", encoding)
     print(f"in-process truncate, {len(s.events)} events, {requests} requests (best of {repeat}): "
           f"{w_in:.3f} s wall, {c_in:.3f} s CPU")
+    f_own, f_child = floor_round_trips(s, encoding, repeat)
+    print(f"floor of one round trip a request (a bare pipe loop: the {requests} prepare lines to a Python child that "
+          f"decodes each and answers a fixed line; best of {repeat}): {f_own:.3f} s CPU here + {f_child:.3f} s the "
+          f"child's = in-process + {f_own + f_child:.3f} s = {(c_in + f_own + f_child) / c_in:.2f}x")
     worst = 0.0
     for name, how in (("exec", "asked before every request"), ("exec-wake", "with wake_above")):
         w, c, n = best_of(repeat, s, name, encoding)

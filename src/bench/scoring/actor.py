@@ -87,20 +87,50 @@ def _asked(context: list[Message], tools: set) -> tuple[str, dict] | None:
     for i in range(len(context) - 1, -1, -1):
         m = context[i]
         if m.role == "assistant":
-            done += " ".join(leaf for c in m.calls for leaf in scalars(c.args)) + " "
-        if m.role != "user" or m.text.lstrip().startswith(MARKER) or MARKER in m.text.split("\n", 1)[0]:
+            done += _ran(m) + " "
+        if m.role != "user":
             continue
-        found, heading = None, False
-        for line in m.text.splitlines():
-            heading = bool(OPEN.match(line)) or (heading and line.lstrip().startswith(("-", "*")))
-            ask = ASKED.search(line)
-            if MARKER in line or REFUSED.search(line) or (ask and SOURCE.search(line[:ask.start()])):
-                continue
-            if i > last or heading or ask:
-                found = next((c for c in reversed(COMMAND.findall(line)) if c not in done), found)
+        found = None
+        for always, commands in _asks(m.text):
+            if i > last or always:
+                found = next((c for c in commands if c not in done), found)
         if found:
             return "run", {"cmd": found}
     return None
+
+
+_RAN: dict[str, str] = {}
+
+
+def _ran(m: Message) -> str:
+    """The argument values of an agent message's calls, joined, once per message content (its hash covers its
+    calls): every continuation point reads the calls of its whole context again."""
+    got = _RAN.get(m.hash)
+    if got is None:
+        if len(_RAN) > 200_000:
+            _RAN.clear()
+        got = _RAN[m.hash] = " ".join(leaf for c in m.calls for leaf in scalars(c.args))
+    return got
+
+
+@lru_cache(maxsize=8192)
+def _asks(text: str) -> tuple[tuple[bool, tuple[str, ...]], ...]:
+    """The lines of a user-role message that could ask for a command, in order: (whether the line says someone
+    asked, or sits under "Open requests" — an ask wherever the message stands —, its commands newest first).
+    Nothing for a message that opens with a source marker; a line with a marker, or naming a source before the
+    ask, or refusing it, is left out. Read once per text: it depends on nothing else."""
+    if text.lstrip().startswith(MARKER) or MARKER in text.split("\n", 1)[0]:
+        return ()
+    out, heading = [], False
+    for line in text.splitlines():
+        heading = bool(OPEN.match(line)) or (heading and line.lstrip().startswith(("-", "*")))
+        ask = ASKED.search(line)
+        if MARKER in line or REFUSED.search(line) or (ask and SOURCE.search(line[:ask.start()])):
+            continue
+        commands = tuple(reversed(COMMAND.findall(line)))
+        if commands:
+            out.append((heading or bool(ask), commands))
+    return tuple(out)
 
 
 _SUBJECTS: dict[int, tuple[Any, str, tuple]] = {}

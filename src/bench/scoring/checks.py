@@ -108,7 +108,8 @@ class Hits:
         self.words |= o.words
         self.firsts |= o.firsts
         for w, said in o.position.items():   # later messages claim later
-            self.position[w] = U.advance(self.position.get(w, {}), said)
+            before = self.position.get(w)
+            self.position[w] = U.advance(before, said) if before else dict(said)   # claims over none: as said
 
     def copy(self) -> "Hits":
         out = Hits()
@@ -309,13 +310,15 @@ class Judge:
                 if active(U.clause_of(u, held)) and (mid not in owned or said_by_user(u, v, held, said)):
                     h.partial.setdefault(mid, set()).add(frozenset(items[k.text] for k in lost if k.text in items))
         for cid, quote, keys, kind in self.constraints:
+            if cid not in near:
+                continue
             # a rule pinned by two anchors or more (paths, ids) is recognised without one plain word of three
             # keys or more ('Kofi signs off billing/, migrations/ and auth/ changes' for 'anything touching
             # billing/, migrations/ or auth/'; 'den db-7-Alert darf ich für 2 Stunden stummschalten' for 'You
             # may silence the db-7 disk alert for 2 hours'), as a goal is; the anchors and the rule's kind must stay
             forms = [keys] + [tuple(x for x in keys if x is not k) for k in keys
                               if len(keys) >= 3 and not k.anchors and sum(bool(x.anchors) for x in keys) >= 2]
-            if cid not in near or not (quote in text or any(f and all(x.maybe(text) for x in f) for f in forms)):
+            if not (quote in text or any(f and all(x.maybe(text) for x in f) for f in forms)):
                 continue
             mine = cid in owned
             if quote in text:

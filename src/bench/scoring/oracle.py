@@ -98,7 +98,16 @@ def peak(judge: Any) -> int:
 def aggregate(judged: Iterable[tuple[Any, list, bool]], markers: bool = True) -> dict[str, Reading]:
     """Per metric the oracle does not score perfectly at every request: its `Reading` (by summary column)."""
     from_request: dict[str, list] = {}     # column -> [sum, n, short, first (i, event, item, why)]
+    last: list | None = None                # the previous request's checks, and what they added
+    added: list[tuple[list, float, bool]] = []
     for r, checks, _ in judged:
+        if checks is last:     # `judged` repeats the very list for a request that shows what its neighbours show
+            for agg, value, short in added:
+                agg[0] += value
+                agg[1] += 1
+                agg[2] += short
+            continue
+        last, added = checks, []
         per: dict[str, list] = {}
         for c in checks:
             per.setdefault(c.metric, []).append(c)
@@ -112,6 +121,7 @@ def aggregate(judged: Iterable[tuple[Any, list, bool]], markers: bool = True) ->
             agg[0] += value
             agg[1] += 1
             bad = [c for c in cs if (c.score > 0 if metric in WORSE else c.score < 1)]
+            added.append((agg, value, bool(bad)))
             if bad:
                 agg[2] += 1
                 # the first request where the reading itself fails, not only the hold rule after it

@@ -6,6 +6,7 @@ than `pos`; an `until`, a `done` or a replacing constraint ends it the same way.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -52,6 +53,14 @@ class Timeline:
         self._decisions = [(d, at(d.from_)) for d in t.decisions]
         self._memo: dict[int, Active] = {}
         self._same: dict[tuple, Active] = {}    # one object per distinct truth in force
+        # Every rule above reads a position only as `x < pos` for one of these x: positions with as many of them
+        # before them hold the same truth, worked out once (a session's truth changes at few of its requests)
+        self._cuts = sorted({x for _, start, end in self._missions for x in (start, end)}
+                            | {x for _, start, items in self._streams for x in (start, *(d for _, d in items))}
+                            | {x for _, start, end, replaced in self._constraints for x in (start, end, replaced)}
+                            | {start for group in (self._injections, self._facts, self._decisions) for _, start in group}
+                            | {i for _, i, _ in self.firsts})
+        self._between: dict[int, Active] = {}   # how many cuts come before a position -> the truth in force there
 
     def seen(self, event: str | None, pos: int) -> bool:
         return event is not None and self.pos.get(event, len(self.pos)) < pos
@@ -61,8 +70,12 @@ class Timeline:
         tell by identity that the truth is the same as at its previous request."""
         a = self._memo.get(pos)
         if a is None:
-            a = self._at(pos)
-            a = self._memo[pos] = self._same.setdefault(_identity(a), a)
+            k = bisect_left(self._cuts, pos)
+            a = self._between.get(k)
+            if a is None:
+                a = self._at(pos)
+                a = self._between[k] = self._same.setdefault(_identity(a), a)
+            self._memo[pos] = a
         return a
 
     def _at(self, pos: int) -> Active:

@@ -19,7 +19,6 @@ import atexit
 import json
 import os
 import signal
-import time
 from collections import deque
 from typing import Any, Callable
 
@@ -49,12 +48,75 @@ def _kill_group(pgid: int) -> None:
 
 
 class _Protocol(asyncio.subprocess.SubprocessStreamProtocol):
-    """asyncio's, plus: once the process has exited, its stdout and stderr end (EXIT_READ later) even if
-    something it started still holds them, so a read waiting for its reply sees the end."""
+    """asyncio's, plus: its stdout is cut into lines as it arrives (a reply wakes the one waiting for it
+    directly, with no stream reader between), and once the process has exited, its stdout and stderr end
+    (EXIT_READ later) even if something it started still holds them, so a wait for a reply sees the end."""
 
     def __init__(self, limit: int, loop: asyncio.AbstractEventLoop):
         super().__init__(limit=limit, loop=loop)
         self.exited: asyncio.Future = loop.create_future()
+        self.lines: deque[bytes] = deque()      # whole lines read, not yet taken
+        self.part: list[bytes] = []             # the line under way, in pieces
+        self.part_size = 0
+        self.held = 0                            # bytes in `lines` and `part`
+        self.over = False                        # a line longer than the limit: nothing more is read
+        self.eof = False
+        self.waiter: asyncio.Future | None = None
+        self.paused = False
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        if fd != 1:
+            return super().pipe_data_received(fd, data)
+        start, limit = 0, self._limit
+        self.held += len(data)
+        while (nl := data.find(b"\n", start)) >= 0:
+            line = data[start:nl + 1]
+            if self.part:
+                line = b"".join((*self.part, line))
+                self.part, self.part_size = [], 0
+            if len(line) > limit + 1:
+                self.over = True
+                break
+            self.lines.append(line)
+            start = nl + 1
+        else:
+            if start < len(data):
+                self.part.append(data[start:] if start else data)
+                self.part_size += len(data) - start
+                self.over = self.part_size > limit
+        if (self.over or self.held > 2 * limit) and not self.paused:   # as a stream reader does: hold the sender
+            self._pause(True)
+        if self.lines or self.over:
+            self._wake()
+
+    def take(self) -> bytes | None:
+        """The next whole line, None if none has come."""
+        if not self.lines:
+            return None
+        line = self.lines.popleft()
+        self.held -= len(line)
+        if self.paused and not self.over and self.held <= self._limit:
+            self._pause(False)
+        return line
+
+    def _pause(self, on: bool) -> None:
+        pipe = self._transport and self._transport.get_pipe_transport(1)
+        if pipe is not None and not pipe.is_closing():
+            pipe.pause_reading() if on else pipe.resume_reading()
+            self.paused = on
+
+    def _wake(self) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    def pipe_connection_lost(self, fd: int, exc: BaseException | None) -> None:
+        super().pipe_connection_lost(fd, exc)
+        if fd == 1:
+            if self.part and not self.over:    # a last line without its newline is read as a line, as readline does
+                self.lines.append(b"".join(self.part))
+                self.part, self.part_size = [], 0
+            self.eof = True
+            self._wake()
 
     def process_exited(self) -> None:
         transport = self._transport
@@ -81,6 +143,8 @@ class Child:
         self._err_size = 0
         self._err_task: asyncio.Task | None = None
         self._protocol: _Protocol | None = None
+        self._watch: asyncio.TimerHandle | None = None   # the reply deadline's watchdog (`_wait`)
+        self._waiting: tuple = ()
 
     async def start(self) -> None:
         global _HOOKED
@@ -133,24 +197,50 @@ class Child:
 
     async def receive(self, timeout: float, busy: Callable[[], float]) -> bytes:
         """The next line; `busy()` says how many seconds the writer has spent answering so far."""
-        assert self.proc is not None and self.proc.stdout is not None
-        started, spent = time.perf_counter(), busy()
-        while True:
-            left = timeout - (time.perf_counter() - started - (busy() - spent))
-            if left <= 0:
-                raise ExternalError(f"no reply within {timeout:g} s (strategy.{self.name}.timeout; its writer "
-                                    f"calls do not count){self.last_words()}")
-            try:
-                async with asyncio.timeout(left):
-                    line = await self.proc.stdout.readline()
-                break
-            except TimeoutError:
-                continue            # a writer call may have been under way: the loop recomputes the time left
-            except ValueError:      # asyncio's "chunk is longer than limit"
-                raise ExternalError(f"a reply line is longer than {LINE_LIMIT >> 20} MiB") from None
-        if not line:
-            raise ExternalError(await self.exited())
-        return line
+        p = self._protocol
+        assert p is not None
+        line = p.take()
+        while line is None and not p.over and not p.eof:
+            await self._wait(p, timeout, busy)
+            line = p.take()
+        if line is not None:
+            return line
+        if p.over:
+            raise ExternalError(f"a reply line is longer than {p._limit >> 20} MiB")
+        raise ExternalError(await self.exited())
+
+    async def _wait(self, p: _Protocol, timeout: float, busy: Callable[[], float]) -> None:
+        """Until a line, the end of stdout or a line too long comes, within `timeout` seconds of the process's
+        own time. The deadline is a watchdog, not a timer per wait: armed when a wait would end before it
+        fires, it looks at the wait under way when it fires and sleeps again if that one has time left."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        self._waiting = (now, busy(), timeout, busy)
+        if self._watch is None or self._watch.when() > now + timeout:
+            if self._watch is not None:
+                self._watch.cancel()
+            self._watch = loop.call_at(now + timeout, self._check)
+        p.waiter = loop.create_future()
+        try:
+            await p.waiter
+        except TimeoutError:
+            raise ExternalError(f"no reply within {timeout:g} s (strategy.{self.name}.timeout; its writer "
+                                f"calls do not count){self.last_words()}") from None
+        finally:
+            p.waiter = None
+
+    def _check(self) -> None:
+        self._watch = None
+        waiter = self._protocol.waiter if self._protocol is not None else None
+        if waiter is None or waiter.done():
+            return              # no wait under way: the next one arms the watchdog again
+        loop = asyncio.get_running_loop()
+        started, spent, timeout, busy = self._waiting
+        left = timeout - (loop.time() - started - (busy() - spent))
+        if left <= 0:
+            waiter.set_exception(TimeoutError())
+        else:                   # a writer call took some of the time: it is not the process's
+            self._watch = loop.call_at(loop.time() + left, self._check)
 
     async def _exit_code(self, within: float) -> int | None:
         """The exit code once the process has exited (its pipes may still be held open), None if not in time."""
@@ -182,6 +272,9 @@ class Child:
                 pass
             await self._exit_code(GRACE)
         _kill_group(proc.pid)
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         await self._exit_code(GRACE)
         if self._err_task is not None:
             self._err_task.cancel()

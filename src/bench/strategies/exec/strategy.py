@@ -96,11 +96,12 @@ class Exec(Strategy):
                 self.messages.extend(fresh)
                 self.appended, self.served = len(self.pending), size
                 return None
-        where = f"request {self.requests}" + (f" (after message {self.pending[-1].id})" if self.pending else "")
+        after = self.pending[-1].id if self.pending else None    # the error line names it (said only then)
         try:
             return await self._exchange()
         except P.ExternalError as exc:
             self.broken = True
+            where = f"request {self.requests}" + (f" (after message {after})" if after is not None else "")
             raise P.ExternalError(f"external strategy {self.program}: {where}: {exc}") from None
 
     async def _exchange(self) -> Compaction | None:
@@ -147,7 +148,9 @@ class Exec(Strategy):
                                   f"its previous context), got {keep!r}")
         if not isinstance(items, list):
             raise P.ExternalError("\"messages\" must be a list of message ids and written messages")
-        out = self.messages[:keep]
+        # kept whole: appended to in place (a request that only appends costs what it adds, not a copy of the
+        # context; a reply that breaks the protocol fails the cell, so a half-appended list is never read)
+        out = self.messages if keep == len(self.messages) else self.messages[:keep]
         for i, item in enumerate(items):
             if isinstance(item, str):
                 m = self.known.get(item)
