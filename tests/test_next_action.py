@@ -209,6 +209,8 @@ def test_the_actor_follows_its_own_latest_plan_until_each_step_is_made():
     ("## Next Step\nAssistant:\nI'll go on with billing.", ()),                          # a speaker's label below
     ("Starting the auth cutover: reading its runbook.", ()),                            # a sentence, not a label
     ("Next: run `make test`", ()),                                                      # a plan: `steps` reads it
+    ("Current step: Not switching: we keep REST.", ()),                                 # a step not to be taken
+    ("Current step: load test done; (workstream W1)", ()),                              # a step said done
 ])
 def test_a_statement_is_the_item_a_next_label_or_heading_names(text, said):
     assert statement(text) == said
@@ -232,3 +234,20 @@ def test_a_step_read_past_its_verb_counts_where_the_context_lists_the_item():
     assert go([task, *done]) == ("Read", {"file_path": "/repo/src/users/client.ts"})
     # the routine carries the item over where the follow-up names only a part of the subject
     assert go([task, *done[:3], msg("a4", "assistant", "", (read("users"),))]) == ("Bash", {"command": "npm test -- users"})
+
+
+def test_a_plain_word_named_next_never_replaces_a_path_it_is_not_the_kind_of():
+    """'Current step: Tests.' names a step of the routine, not an item: with no earlier statement of an item a call
+    works on, the actor does not start "Tests" by swapping it for the path of the newest item's first edit (which
+    made the honest vibey checkpoint read "edit tests" on decision-12k); an id is still started that way."""
+    def msg(i, role, text, calls=()):
+        return make(TOK, id=i, role=role, tag=role, text=text, calls=calls)
+    edit = lambda p: Call(f"e-{p}", "edit", {"path": p})                                # noqa: E731
+    tools = [{"function": {"name": "edit"}}, {"function": {"name": "run"}}]
+
+    def go(context):
+        turn = offline_actor([*context, make(TOK, id="next", role="user", tag="next", text=PROMPT)], tools, None, TOK)
+        return (turn.calls[0].tool, turn.calls[0].args) if turn.calls else None
+    ctx = [msg("a1", "assistant", "", (edit("src/orders/get.ts"),))]
+    assert go([*ctx, msg("s", "user", "Current step: Tests.")]) != ("edit", {"path": "Tests"})
+    assert go([*ctx, msg("s", "user", "Next: src/orders/list.ts")]) == ("edit", {"path": "src/orders/list.ts"})

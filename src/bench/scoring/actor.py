@@ -33,7 +33,7 @@ from bench.harness.messages import MARKER, Message
 from bench.models.offline import Turn
 from bench.scenarios.model import Call, leaves as scalars
 from bench.text import stop_word
-from bench.units import ENDED_OBJECT, FUNCTION, NEXT as NEXT_MARKER
+from bench.units import DONE, ENDED_OBJECT, FUNCTION, NEGATION, NEXT as NEXT_MARKER
 
 PROMPT = (Path(__file__).resolve().parent / "prompts" / "next.md").read_text(encoding="utf-8").strip()
 OPENING = PROMPT.split("]", 1)[0] + "]"
@@ -191,7 +191,7 @@ def _shape(c: Call, item: str) -> tuple:
 def statement(text: str) -> tuple[tuple[str, bool], ...]:
     """The latest statements of a text about the work, newest first, up to the first sure one: (the item said to
     be next or '' for "all done", sure). A label's step read past its verb ("Next step: migrate users") is not
-    sure: the context must list the item (`listed`)."""
+    sure: the context must list the item (`listed`). A step said not to be taken or said done names nothing."""
     if text.lstrip().startswith(MARKER):
         return ()
     lines, found = text.splitlines(), []
@@ -236,6 +236,8 @@ def head(phrase: str) -> tuple[str, bool] | None:
     if "`" in phrase:
         return None
     clause = CLAUSE_END.split(re.sub(r"^[\s>*\d.)-]+", "", phrase), 1)[0]
+    if NEGATION.search(clause.casefold()) or DONE.search(clause.casefold()):
+        return None                   # a step said not to be taken, or said done ("Not switching", "load test done")
     words = WORD.findall(clause)
     content = [w for w in words if not stop_word(w) or w.isupper()]    # "GET" is an acronym, not a word of "get"
     if len(content) == 1:
@@ -385,12 +387,15 @@ def _edges(item: str) -> re.Pattern:
 
 def _start(calls: list[tuple[int, Call]], item: str, prev: tuple[int, str] | None = None) -> tuple[str, dict] | None:
     """The first call made on the previous item (the one the statement before said was next), that item's name
-    swapped for `item`; without one, the first call made on the newest other item the calls show."""
+    swapped for `item`; without one, the first call made on the newest other item the calls show, where `item` is a
+    name of the same kind as a call's subject (an id, a path: a plain word such as "Tests" would replace a path)."""
     if prev is not None:
         at, name = prev
         first = next((c for i, c in calls if i >= at and names(name, c)), None)
         if first is not None:
             return first.tool, _swap(first.args, name, item)
+    if not SUBJECTY.search(item):
+        return None
     firsts: dict[str, Call] = {}
     for _, c in calls:
         s = subject_of(c)
