@@ -14,7 +14,7 @@ from bench.models.budget import SharedBudget
 from bench.models.limiter import OK, RATE_LIMITED, TRANSIENT, Limiter, Limits, account, named_wait, share
 from bench.runner.run import run
 
-pytestmark = pytest.mark.heavy   # one real-model run of 20 cells: scheduled first (tests/conftest.py)
+pytestmark = pytest.mark.heavy   # two real-model runs of 8 cells: scheduled first (tests/conftest.py)
 
 RUN = ["suite=smoke", "strategies=[naive]", "stress=[]", "window=800", "probes.enabled=false",
        "responses.enabled=false", "writer.model=openai/test"]
@@ -180,17 +180,18 @@ def test_a_shared_budget_never_lends_more_than_its_total(tmp_path):
 
 
 def test_real_model_cells_fill_the_limit_and_never_pass_it(tmp_path, api_key):
-    """20 cells against a server that takes 0.2 s an answer: the account's calls reach the limit and never
+    """8 cells against a server that takes 0.2 s an answer (twice the limit's cells, each with one call in
+    flight: a limiter that let every cell call would pass 4): the account's calls reach the limit and never
     exceed it; the results are those of a run with one call at a time (calls of a cell stay in order)."""
     from bench.testing import LoopbackServer
 
     with LoopbackServer(latency=0.2, lifetime=600) as srv:
-        many = run([*RUN, f"writer.api_base={srv.url}", "repeats=20", "scenarios=[scenarios/hand/debug-then-recall.yaml]",
+        many = run([*RUN, f"writer.api_base={srv.url}", "repeats=8", "scenarios=[scenarios/hand/debug-then-recall.yaml]",
                     "limits.in_flight=4", f"out={tmp_path / 'many'}"])
-        assert many.code == 0 and len(many.rows) == 20
+        assert many.code == 0 and len(many.rows) == 8
         (stats,) = many.limiters.values()
         assert srv.max_in_flight <= 4 and stats.peak == 4 and stats.cuts == 0
-        one = run([*RUN, f"writer.api_base={srv.url}", "repeats=20", "scenarios=[scenarios/hand/debug-then-recall.yaml]",
+        one = run([*RUN, f"writer.api_base={srv.url}", "repeats=8", "scenarios=[scenarios/hand/debug-then-recall.yaml]",
                    "limits.in_flight=1", f"out={tmp_path / 'one'}"])
     key = ("scenario", "strategy", "writer", "seed", "goal_retention", "constraint_fidelity", "compactions",
            "compaction_input_tokens", "compaction_output_tokens")
