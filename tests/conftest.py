@@ -2,6 +2,8 @@
 answering OpenAI chat completions with the offline model; queue faults with `loopback.fail(kind, n)`."""
 from __future__ import annotations
 
+import os
+
 import matplotlib
 import pytest
 
@@ -12,6 +14,23 @@ from bench.testing import LoopbackServer
 # imports it again (about 2 s of CPU each).
 matplotlib.use("Agg")
 import matplotlib.pyplot  # noqa: E402,F401
+
+# The reports the tests' runs write leave out their figures (`report.figures`, whose default this variable sets,
+# in this process and the runs it starts): drawing them is most of a small run's CPU. The files that check
+# figures, or what a figure's reading or caption carries, say `pytestmark = pytest.mark.figures` (see `_figures`);
+# a run of the suite with COMPACTION_BENCH_FIGURES=true draws every one.
+os.environ.setdefault("COMPACTION_BENCH_FIGURES", "false")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _figures(request):
+    """Figures drawn for a module marked `figures`, before any of its module fixtures makes a run."""
+    if request.node.get_closest_marker("figures") is None:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("COMPACTION_BENCH_FIGURES", "true")
+        yield
 
 
 def pytest_collection_modifyitems(items):

@@ -172,14 +172,15 @@ def test_report_that_cannot_be_written(finished, tmp_path, blocker):
     target = out / blocker
     shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
     target.write_text("x") if blocker == "figures" else target.mkdir()
-    one_line(*cli("report", str(out))[::2], blocker, "cannot write the report")
+    one_line(*cli("report", "--figures", str(out))[::2], blocker, "cannot write the report")
 
 
 def test_a_run_whose_report_cannot_be_written_keeps_its_cells_and_exits_1(tmp_path):
     out = tmp_path / "run"
     out.mkdir()
     (out / "figures").write_text("not a folder")
-    code, stdout, err = cli("run", "suite=smoke", "strategies=[truncate]", "probes.enabled=false", f"out={out}")
+    code, stdout, err = cli("run", "suite=smoke", "strategies=[truncate]", "probes.enabled=false", "report.figures=true",
+                            f"out={out}")
     assert code == 1, err
     errors = [ln for ln in err.splitlines() if ln.startswith("error:")]
     assert len(errors) == 1 and "report not written" in errors[0] and "figures" in errors[0]

@@ -14,6 +14,7 @@ import yaml
 from browser import chromium, dump_dom
 from harden import WATCH, cli
 
+pytestmark = pytest.mark.figures   # the figures' captions and readings carry values from the folder too
 MARK = "document.body.dataset.pwned"
 PAYLOADS = [f"<img src=x onerror=\"{MARK}='img'\">", f"<script>{MARK}='script'</script>",
             f"<svg onload=\"{MARK}='svg'\"></svg>", f"</script><script>{MARK}='end'</script>",

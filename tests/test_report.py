@@ -9,7 +9,7 @@ import pytest
 from bench.cli import main as cli
 from bench.results.store import SUMMARY_COLUMNS, append_csv, load, read_csv, to_dataset
 
-pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
+pytestmark = [pytest.mark.heavy, pytest.mark.figures]   # whole runs, scheduled first; their reports draw figures (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -313,3 +313,27 @@ def test_the_methodology_states_the_scorers_agreement_computed_with_this_code(ru
     assert f"{fresh['n']} labels" in section
     for m, v in fresh["metrics"].items():
         assert f"| {m} | {v['n']} | {v['kappa']:.3f} |" in section, m
+
+
+def test_a_report_without_figures_says_so_and_keeps_every_table(run, tmp_path):
+    """`report.figures=false` in the run's config.yaml (or `report --no-figures`): no figures/*.png and no
+    figure in report.md, one line saying so, the same tables; `report --figures` draws them again."""
+    import shutil
+
+    import yaml
+
+    from bench.report import write_report
+
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy, ignore=shutil.ignore_patterns("figures", "report.*", ".report-cache"))
+    cfg = yaml.safe_load((copy / "config.yaml").read_text())
+    assert cfg["report"] == {"figures": True}            # the module's runs draw (tests/conftest.py)
+    (copy / "config.yaml").write_text(yaml.safe_dump({**cfg, "report": {"figures": False}}))
+    write_report(copy)
+    md = (copy / "report.md").read_text()
+    tables = lambda text: [x for x in text.splitlines() if x.startswith("|")]   # noqa: E731
+    assert "Figures not drawn (`report.figures=false`)" in md and "](figures/" not in md and "**Reading:**" not in md
+    assert not (copy / "figures").exists() and "<img" not in (copy / "report.html").read_text()
+    assert tables(md) == tables((run / "report.md").read_text())
+    assert cli(["report", "--figures", str(copy)]) == 0
+    assert (copy / "figures" / "sawtooth.png").exists() and "](figures/sawtooth.png)" in (copy / "report.md").read_text()

@@ -11,7 +11,7 @@ import pytest
 from bench.cli import main as cli
 from browser import chromium, dump_dom
 
-pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
+pytestmark = [pytest.mark.heavy, pytest.mark.figures]   # whole runs, scheduled first; their reports draw figures (tests/conftest.py)
 
 needs_chromium = pytest.mark.skipif(chromium() is None, reason="Chromium is not installed (apt-get install chromium; "
                                                                ".ci/run installs it)")

@@ -37,7 +37,7 @@ def test_a_later_trigger_is_refused_in_one_line(tmp_path):
 
 def test_a_sweep_puts_a_trigger_table_and_figure_in_the_report(tmp_path):
     p = _cli("-m", "trigger_at=0.6,0.8", "strategies=[naive,anchored]", "suite=smoke", "stress=[]",
-             "probes.enabled=false", f"out={tmp_path / 'r'}", cwd=tmp_path)
+             "probes.enabled=false", "report.figures=true", f"out={tmp_path / 'r'}", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     report = (tmp_path / "r" / "report.md").read_text()
     assert "## Trigger sweep" in report and "trigger_sweep" in report

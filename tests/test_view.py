@@ -16,7 +16,7 @@ from bench.scoring.metric import HEADLINE
 from bench.scoring.metrics import shown
 from browser import chromium, dump_dom, screenshot
 
-pytestmark = pytest.mark.heavy   # whole runs: scheduled first (tests/conftest.py)
+pytestmark = [pytest.mark.heavy, pytest.mark.figures]   # whole runs, scheduled first; their reports draw figures (tests/conftest.py)
 
 STATUS = {"kept", "partial", "lost", "leaked", "stale", "revived", "clean"}
 NAIVE = "pr-queue-small/naive/offline/4500/0"

@@ -33,22 +33,39 @@ OFFLINE_NOTE = ("`offline` is the built-in deterministic extractive stand-in (it
                 "(`markers=false`); its stress profiles (`offline:NAME`) err on purpose and can leak.")
 
 
-def write_report(run_dir: Path, scenarios: Iterable[Scenario] = ()) -> Path:
+def write_report(run_dir: Path, scenarios: Iterable[Scenario] = (), figures: bool | None = None) -> Path:
     """Write report.md, report.html and figures/*.png into `run_dir`; returns report.md's path.
-    `scenarios`: the run's, when the caller has them loaded (else they are read from config.yaml's paths)."""
+    `scenarios`: the run's, when the caller has them loaded (else they are read from config.yaml's paths).
+    `figures`: draw them; None = the run's `report.figures` (config.yaml; true when it does not say)."""
 
     run_dir = Path(run_dir)
-    with Painter() as paint:
-        doc = build(run_dir, scenarios, paint)
-        doc.resolve()
-    figures = run_dir / "figures"
-    figures.mkdir(exist_ok=True)
-    for f in doc.figures():
-        (figures / f"{f.name}.png").write_bytes(f.png)
+    if figures is None:
+        figures = drawn(read_config(run_dir))
+    if figures:
+        with Painter() as paint:
+            doc = build(run_dir, scenarios, paint)
+            doc.resolve()
+        folder = run_dir / "figures"
+        folder.mkdir(exist_ok=True)
+        for f in doc.figures():
+            (folder / f"{f.name}.png").write_bytes(f.png)
+    else:
+        doc = build(run_dir, scenarios, NO_FIGURES)
     (run_dir / "report.html").write_text(to_html(doc), encoding="utf-8")
     path = run_dir / "report.md"
     path.write_text(markdown(doc), encoding="utf-8")
     return path
+
+
+def drawn(cfg: dict) -> bool:
+    """A run's `report.figures` setting (conf/config.yaml): figures drawn unless it says false."""
+    report = cfg.get("report")
+    return not (isinstance(report, dict) and report.get("figures") is False)
+
+
+def NO_FIGURES(draw: Callable[..., Any], *args: Any, **kw: Any) -> None:
+    """A `paint` that draws nothing (`report.figures=false`): every figure and its reading left out."""
+    return None
 
 
 def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[..., Any] | None = None) -> Doc:
@@ -69,6 +86,9 @@ def build(run_dir: Path, scenarios: Iterable[Scenario] = (), paint: Callable[...
     doc = Doc(f"compaction-bench report: {run_dir.name}")
     for line in headline.identity(summary, cfg):
         doc.p(line)
+    if paint is NO_FIGURES:
+        doc.p("Figures not drawn (`report.figures=false`): the tables only; `compaction-bench report --figures "
+              "RUN_DIR` draws them.")
     if summary.empty:
         doc.p("No finished cells.")
         return doc

@@ -306,7 +306,8 @@ def intervals(df, metrics: list[str]):
     pooled = bool((df.groupby("strategy")["writer"].nunique() > 1).any())
     for m in present(df, metrics):
         vals = df[df[m].notna()]
-        keyed = {s: {(r.scenario, r.window, r.writer if pooled else "", r.seed): r[m] for _, r in g.iterrows()}
+        keyed = {s: {(r["scenario"], r["window"], r["writer"] if pooled else "", r["seed"]): r[m]
+                     for r in g[["scenario", "window", "writer", "seed", m]].to_dict("records")}
                  for s, g in vals.groupby("strategy", sort=False)}
         for s in strategies:
             if s not in keyed:

@@ -30,18 +30,17 @@ def versus(cells, metrics: list[str], ref: str):
 
     rows = []
     for strategy, g in cells.groupby("strategy", sort=True):
-        base = g[g["writer"].astype(str) == ref]
-        if base.empty:
+        base = g[g["writer"].astype(str) == ref].to_dict("records")   # read once, not once per metric
+        if not base:
             continue
         for writer in [w for w in dict.fromkeys(g["writer"].astype(str)) if w != ref]:
-            other = g[g["writer"].astype(str) == writer]
+            other = g[g["writer"].astype(str) == writer].to_dict("records")
             for m in metrics:
                 if m not in g.columns:
                     continue
-                b = {(r["scenario"], str(r["window"]), str(r["seed"])): r[m] for r in base.to_dict("records")
-                     if r[m] == r[m]}
+                b = {(r["scenario"], str(r["window"]), str(r["seed"])): r[m] for r in base if r[m] == r[m]}
                 pairs: dict[str, list[tuple[float, float]]] = {}
-                for r in other.to_dict("records"):
+                for r in other:
                     k = (r["scenario"], str(r["window"]), str(r["seed"]))
                     if k in b and r[m] == r[m]:
                         pairs.setdefault(k[0], []).append((float(b[k]), float(r[m])))

@@ -27,7 +27,7 @@ from bench.tokens import tokenizer
 
 # Keys that only choose which cells exist (or where they go); everything else changes a cell's result.
 CELL_SET_KEYS = {"scenarios", "strategies", "stress", "writer.model", "window", "seed", "repeats", "shard", "out",
-                 "resume", "concurrency", "responses", "overrides", "sweep", "verbose", "bench", "limits",
+                 "resume", "concurrency", "responses", "report", "overrides", "sweep", "verbose", "bench", "limits",
                  "writer.concurrency", "agent.concurrency", "judge.concurrency"}
 
 
@@ -89,6 +89,11 @@ class Continuation:
 
 
 @dataclass(frozen=True)
+class Report:
+    figures: bool = True    # draw figures/*.png (false: tables only)
+
+
+@dataclass(frozen=True)
 class Price:
     model: str | None = None
 
@@ -120,6 +125,7 @@ class Settings:
     price: Price = field(default_factory=Price)
     probes: Probes = field(default_factory=Probes)
     continuation: Continuation = field(default_factory=Continuation)
+    report: Report = field(default_factory=Report)
 
 
 ROLES = ("writer", "agent", "judge")
