@@ -15,7 +15,8 @@ counted, the strategy's Python start included), asked before every request (`--e
 protocol's worst case, one round trip a request); the figure with `wake_above` is printed too. The
 wall clock is printed beside it, without a target: on a loaded machine it measures the scheduler. So is the
 floor of any protocol with one round trip a request, a bare pipe loop (the same lines to a child that only
-decodes them): what the target leaves for the strategy's and the bench's own work on each side.
+decodes them): what the target leaves for the strategy's and the bench's own work on each side; read back
+through asyncio, as exec does, and with no event loop (the least a Python bench can pay a round trip).
 Validating and building a session (issue 26) grows linearly: 4x the events, at most 4.5x the CPU time, each side
 the best of five (a busy machine's noise is one-sided). The default offline run (issue 13: every bundled scenario x the default strategies,
 both cores) finishes in under 60 s: `--default-run` times it, split at its first and last finished
@@ -33,6 +34,7 @@ import copy
 import io
 import os
 import random
+import select
 import subprocess
 import sys
 import tempfile
@@ -181,17 +183,40 @@ FLOOR_CHILD = ("import json, sys\n"
                "    out.flush()\n")
 
 
-def floor_round_trips(s: Scenario, encoding: str, repeat: int) -> tuple[float, float]:
+def floor_round_trips(s: Scenario, encoding: str, repeat: int, sync: bool = False) -> tuple[float, float]:
     """(this process's CPU s, the child's), each the best of `repeat`: the floor of a protocol with one round trip
     a request. Each request's `prepare` line (the messages recorded since the one before, as exec sends them)
     goes to a Python child (its start counted) that decodes it and answers one fixed line, read back through
-    asyncio; no strategy, no replay, no checks on either side."""
+    asyncio; no strategy, no replay, no checks on either side. `sync`: read back with no event loop (os.write,
+    then poll() with a deadline and os.read): the least any Python bench can pay a round trip."""
     lines, added = [], []
     for m, e in zip(render_all(Tokenizer(encoding), s), s.events):
         if e.role == "assistant":
             lines.append(prepare(len(lines) + 1, 0, added))
             added = []
         added.append(m)
+
+    def plain() -> None:
+        proc = subprocess.Popen([sys.executable, "-c", FLOOR_CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                bufsize=0)
+        assert proc.stdin is not None and proc.stdout is not None
+        into, back = proc.stdin.fileno(), proc.stdout.fileno()
+        waiting = select.poll()
+        waiting.register(back, select.POLLIN)
+        got = b""
+        try:
+            for line in lines:
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(into, view):]
+                while b"\n" not in got:
+                    if not waiting.poll(30_000) or not (chunk := os.read(back, 1 << 16)):
+                        raise RuntimeError("the floor's child did not answer")
+                    got += chunk
+                got = got.partition(b"\n")[2]
+        finally:
+            proc.stdin.close()
+            proc.wait()
 
     async def loop() -> None:
         proc = await asyncio.create_subprocess_exec(sys.executable, "-c", FLOOR_CHILD, stdin=subprocess.PIPE,
@@ -205,11 +230,10 @@ def floor_round_trips(s: Scenario, encoding: str, repeat: int) -> tuple[float, f
 
     own, child = float("inf"), float("inf")
     for _ in range(max(1, repeat)):
-        t0 = os.times()
-        asyncio.run(loop())
-        t1 = os.times()
-        own = min(own, t1.user + t1.system - t0.user - t0.system)
-        child = min(child, t1.children_user + t1.children_system - t0.children_user - t0.children_system)
+        own0, child0 = _times()
+        plain() if sync else asyncio.run(loop())
+        own1, child1 = _times()
+        own, child = min(own, own1 - own0), min(child, child1 - child0)
     return own, child
 
 
@@ -227,8 +251,16 @@ def best_of(n: int, s: Scenario, strategy_name: str, encoding: str) -> tuple[flo
 
 
 def _cpu() -> float:
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+    return sum(_times())
+
+
+def _times() -> tuple[float, float]:
+    """(CPU s of this process, of its children reaped so far), user + system: getrusage counts microseconds,
+    where os.times counts clock ticks (10 ms, a tenth of a figure here)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def _bundled(name: str) -> Scenario:
@@ -322,6 +354,9 @@ def exec_figures(s: Scenario, encoding: str, repeat: int) -> float:
     print(f"floor of one round trip a request (a bare pipe loop: the {requests} prepare lines to a Python child that "
           f"decodes each and answers a fixed line; best of {repeat}): {f_own:.3f} s CPU here + {f_child:.3f} s the "
           f"child's = in-process + {f_own + f_child:.3f} s = {(c_in + f_own + f_child) / c_in:.2f}x")
+    s_own, s_child = floor_round_trips(s, encoding, repeat, sync=True)
+    print(f"the same floor read back with no event loop (os.write, poll(), os.read): {s_own:.3f} s CPU here + "
+          f"{s_child:.3f} s the child's = in-process + {s_own + s_child:.3f} s = {(c_in + s_own + s_child) / c_in:.2f}x")
     worst = 0.0
     for name, how in (("exec", "asked before every request"), ("exec-wake", "with wake_above")):
         w, c, n = best_of(repeat, s, name, encoding)
