@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import Counter
+import weakref
 from typing import Any
 
 from bench.harness.messages import EVENT_TAGS, Message
@@ -172,22 +173,21 @@ class Faults:
                  "detail": f"compaction {f['n']}: {f['detail']}"} for f in self.found]
 
 
-_RECORDS: dict[int, tuple[Any, dict[str, list[int]]]] = {}
+# per Judge, held weakly (as ledger.full_sizes): a finished scenario's Judge is not kept alive here
+_RECORDS: "weakref.WeakKeyDictionary[Any, dict[str, list[int]]]" = weakref.WeakKeyDictionary()
 
 
 def _record_texts(judge: Any) -> dict[str, list[int]]:
     """Each long normalised event text of a scenario's record -> the positions holding it, once per Judge."""
-    got = _RECORDS.get(id(judge))
-    if got is None or got[0] is not judge:
-        if len(_RECORDS) > 8:
-            _RECORDS.clear()
-        index: dict[str, list[int]] = {}
+    index = _RECORDS.get(judge)
+    if index is None:
+        index = {}
         for i, m in enumerate(judge.rendered):
             t = normalize(m.text)
             if len(t) >= MIN_DUP:
                 index.setdefault(t, []).append(i)
-        got = _RECORDS[id(judge)] = (judge, index)
-    return got[1]
+        _RECORDS[judge] = index
+    return index
 
 
 def _ids(ids: Any) -> str:

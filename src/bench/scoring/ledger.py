@@ -12,6 +12,7 @@ with the cache is `cost_usd`.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from bench.scoring.cache_sim import billed
@@ -96,23 +97,23 @@ class Ledger:
         return found
 
 
-_FULL: dict[int, tuple[Any, dict[int, int]]] = {}
+# per Judge, held weakly: a Judge lives as long as its owner's Memo keeps it, not as long as this module
+# (kept alive here, finished scenarios' Judges with every message's findings made each full collection slower)
+_FULL: "weakref.WeakKeyDictionary[Any, dict[int, int]]" = weakref.WeakKeyDictionary()
 
 
 def full_sizes(judge: Any) -> dict[int, int]:
     """Record position of each assistant event -> the oracle's request there (everything before it), once per
     Judge: the reference a strategy's savings are counted against."""
-    got = _FULL.get(id(judge))
-    if got is None or got[0] is not judge:
-        if len(_FULL) > 8:
-            _FULL.clear()
-        size, out = judge.system.tokens + PER_MESSAGE + PER_REQUEST, {}
+    got = _FULL.get(judge)
+    if got is None:
+        size, got = judge.system.tokens + PER_MESSAGE + PER_REQUEST, {}
         for i, (msg, e) in enumerate(zip(judge.rendered, judge.s.events)):
             if e.role == "assistant":
-                out[i] = size
+                got[i] = size
             size += msg.tokens + PER_MESSAGE
-        got = _FULL[id(judge)] = (judge, out)
-    return got[1]
+        _FULL[judge] = got
+    return got
 
 
 __all__ = ["FAMILY", "LINES", "Ledger", "lines", "full_sizes"]
