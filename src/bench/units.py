@@ -1090,6 +1090,7 @@ class Items:
             else:
                 self.first.setdefault(word.group(0), []).append(t)
         self._within: dict[frozenset[str], Items] = {}    # the narrowed sets built so far, by their ids
+        self._heads = frozenset(self.first)   # set & set walks the smaller side; dict_keys & set may walk the keys
 
     @cached_property      # compiled when first needed
     def pattern(self) -> re.Pattern[str] | None:
@@ -1110,7 +1111,7 @@ class Items:
         words = words if words is not None else words_of(text)
         # one C-level set intersection: a text's cost does not grow with the ids (a long queue)
         first = self.first
-        return [t for w in first.keys() & words for t in first[w]] + self.loose
+        return [t for w in self._heads & words for t in first[w]] + self.loose
 
     def within(self, text: str, words: set[str] | None = None) -> "Items":
         """The same few ids recur in message after message: each narrowed set is built once. Which ids an

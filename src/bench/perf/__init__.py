@@ -18,7 +18,7 @@ floor of any protocol with one round trip a request, a bare pipe loop (the same 
 decodes them): what the target leaves for the strategy's and the bench's own work on each side; read back
 through asyncio, as exec does, and with no event loop (the least a Python bench can pay a round trip).
 Validating and building a session (issue 26) grows linearly: 4x the events, at most 4.5x the CPU time, each side
-the best of five (a busy machine's noise is one-sided). The default offline run (issue 13: every bundled scenario x the default strategies,
+the best of seven taken in turn (a busy machine's noise is one-sided), with the function calls counted beside it. The default offline run (issue 13: every bundled scenario x the default strategies,
 both cores) finishes in under 60 s: `--default-run` times it, split at its first and last finished
 cell (about a minute; measure on an idle machine).
 Real-model sweeps (issue 25): `--limiter` runs 20 cells against the loopback server answering after 200 ms
@@ -66,22 +66,44 @@ def synthetic(n_events: int, window: int = 32_000, seed: int = 0) -> Scenario:
     return loader.from_events(events, id=f"perf-{n_events}", window=window, truth=truth)
 
 
-def validation_growth(small: int, large: int, repeat: int = 5) -> tuple[float, float]:
-    """(CPU seconds to validate and build the small session, the large one's), each best of `repeat`: the
-    validator's work grows with events x workstream items unless it stays linear (issue 26). CPU time of
-    this process (the validator is one thread and reads nothing): on a loaded machine the wall clock of a
-    half-second step mostly measures the scheduler. The input's copy is made outside the timing."""
-    out = []
-    for n in (small, large):
-        events, truth = _synthetic_raw(n, 0)
-        best = float("inf")
-        for _ in range(repeat):
-            mine = copy.deepcopy(events), copy.deepcopy(truth)
+def validation_growth(small: int, large: int, repeat: int = 7) -> tuple[float, float, float]:
+    """(CPU seconds to validate and build the small session, the large one's, the large one's function calls
+    over the small one's). The validator's work grows with events x workstream items unless it stays linear
+    (issue 26). CPU time of this process (the validator is one thread and reads nothing), each side the best
+    of `repeat`, the two sizes taken in turn: on a shared machine a slow spell lands on both, where timing one
+    size after the other put it on one side of the ratio (4.2x to 5.2x in one idle hour). The call count is
+    the same figure without a clock: the Python and C functions the validator enters, counted once
+    (uncounted runs are the timed ones). The input's copy is made outside the timing."""
+    raw = {n: _synthetic_raw(n, 0) for n in (small, large)}
+    best = {small: float("inf"), large: float("inf")}
+    for _ in range(repeat):
+        for n in (small, large):
+            events, truth = copy.deepcopy(raw[n])
             started = time.process_time()
-            loader.from_events(mine[0], id=f"perf-{n}", window=32_000, truth=mine[1])
-            best = min(best, time.process_time() - started)
-        out.append(best)
-    return out[0], out[1]
+            loader.from_events(events, id=f"perf-{n}", window=32_000, truth=truth)
+            best[n] = min(best[n], time.process_time() - started)
+    calls = {}
+    for n in (small, large):
+        events, truth = copy.deepcopy(raw[n])
+        calls[n] = _calls(lambda: loader.from_events(events, id=f"perf-{n}", window=32_000, truth=truth))
+    return best[small], best[large], calls[large] / calls[small]
+
+
+def _calls(fn) -> int:
+    """How many Python and C function calls `fn()` makes."""
+    count = 0
+
+    def seen(frame, event, arg) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(seen)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return count
 
 
 def _synthetic_raw(n_events: int, seed: int) -> tuple[list[dict], dict[str, list]]:
@@ -312,10 +334,10 @@ def main(argv: list[str] | None = None) -> int:
         if target:
             scoring = ratio_s
     overhead = exec_figures(large, a.encoding, a.repeat)
-    v_small, v_large = validation_growth(*a.sizes)
+    v_small, v_large, v_calls = validation_growth(*a.sizes)
     v_growth = v_large / v_small
     print(f"validate and build the session, {a.sizes[0]} / {a.sizes[1]} events: {v_small:.3f} s / {v_large:.3f} s CPU "
-          f"= {v_growth:.2f}x (target <= 4.5x)")
+          f"= {v_growth:.2f}x (target <= 4.5x); function calls {v_calls:.2f}x")
     h = help_seconds()
     print(f"compaction-bench --help: {h:.3f} s (target < 1 s)")
     return 0 if growth <= 5 and ratio <= 3 and scoring <= 1.5 and overhead < 2 and v_growth <= 4.5 and h < 1 else 1
