@@ -742,7 +742,7 @@ KIND_ROLES = {"ban": ("not", "bound", "only", "must"), "must": ("must", "bound",
 RULE = {k: re.compile(rf"\b(?:{v})\b" + (r"|n['’]t\b" if k in ("ban", "must") else "") + "|" + _roles(*KIND_ROLES[k]))
         for k, v in RULE_CUES.items()}
 # A restriction lifted ('no need to wait', 'is no problem', 'right away'), for bans, musts and reporting rules.
-RELEASE = re.compile(r"\b(no need|needn['’]t|not necessary|not required|no longer|is fine|are fine|it['’]s fine|no problem|"
+RELEASE = re.compile(r"\b(no need|needn['’]t|need not|not necessary|not required|no longer|is fine|are fine|it['’]s fine|no problem|"
                      r"feel free|go ahead|right away|ok to|okay to|free to|optional|doesn['’]t matter|"
                      r"don['’]t bother(?!\s+(?:\w+\s+){0,2}(?:unless|except|other than|but))|"
                      r"(?:do|does|did)(?:n['’]t| not) need|not needed|whenever|skip\w*|(?:is|are) ok(?:ay)?|"
@@ -783,12 +783,27 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     # a must the quote gives as an order ('Fix it properly instead') has no must-word to compare: its paraphrase
     # orders it too, says it with a cue of its kind, or stands under a rule's label — never by polarity alone
     ordered = kind == "must" and any(imperative(quote, k) for k in keys)
+    # a rule worded as a contrast ('make it 90 days, not 30') is affirmative: its 'not' sets the old value aside
+    turned = contrasted(quote, keys) != quote
+    stated_as_contrast = contrasted(scope, keys) != scope
+    set_aside = any(CONTRAST_BEFORE.search(scope[:a]) for k in keys
+                    for a, _ in (k.spans(scope) if isinstance(k, Key) else [m.span() for m in re.finditer(re.escape(k), scope)]))
+    scope, quote = contrasted(scope, keys), contrasted(quote, keys)
     if keys:
         for k in keys:
             scope, quote = without(scope, k), without(quote, k)
     # the kind's cue is read in the unit, not in the heading it sits under ('... oldest first' over a copied line
     # is no 'first' of the rule's); a heading says what follows is a rule only by naming it so (RULE_HEAD)
     body = scope.rsplit(SEP, 1)[-1]
+    if turned:
+        # a contrast amends a rule's value ('make it 90 days, not 30' for a 30-day ban): it carries no polarity
+        # of its own, so the paraphrase states the rule in either form — as a contrast, under a rule's label, or
+        # with its kind's cue ('never delete a flag evaluated in the last 90 days') — lifting or allowing nothing
+        if set_aside or RELEASE.search(scope) or SOFTENED.search(scope) and not SOFTENED.search(quote):
+            return False
+        if kind in ("ban", "must") and RULE["authorization"].search(body) and polarity(body):
+            return False    # 'flags evaluated in the last 90 days may be deleted' turns a ban into a permission
+        return bool(stated_as_contrast or RULE_HEAD.search(scope) or RULE[kind].search(body))
     if kind in ("ban", "must", "reporting"):
         if SOFTENED.search(scope) and not SOFTENED.search(quote):
             return False        # loosened: 'Never merge billing/' kept as 'try to avoid merging billing/'
@@ -811,6 +826,27 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     elif kind == "preference" and not DENIAL.search(quote):
         return not DENIAL.search(scope)
     return polarity(scope) == polarity(quote)
+
+
+# A 'not' that turns from the key to another option after a comma, bracket or dash ('make it 90 days, not 30',
+# '90 days (not 30)') sets that other option aside; it does not negate the rule that holds the key.
+CONTRAST_BEFORE = re.compile(r"(?:^|,|\(|—|–|\s-)\s*(?:and\s+|but\s+)?not\s+(?:\w+\s+)?$")   # '30 days, not 90 days'
+CONTRAST_NOT = re.compile(r"^\s*(?:,|\(|—|–|\s-)\s*(?:and\s+|but\s+)?(not)\b")
+
+
+def contrasted(text: str, keys: Iterable) -> str:
+    """`text` without the 'not' of each contrast that follows one of `keys` (above); a 'not' before the key
+    ('30 days, not 90 days') still governs it."""
+    cuts = set()
+    for k in keys:
+        spans = k.spans(text) if isinstance(k, Key) else [m.span() for m in re.finditer(re.escape(k), text)]
+        for _, end in spans:
+            m = CONTRAST_NOT.match(text[end:])
+            if m:
+                cuts.add(end + m.start(1))
+    for i in sorted(cuts, reverse=True):
+        text = text[:i] + "   " + text[i + 3:]
+    return text
 
 
 # A condition disjoined with its own negation restricts nothing: 'customer-facing or not', 'whether or not it is
