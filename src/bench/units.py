@@ -312,11 +312,20 @@ def units(text: str) -> list[Unit]:
         if not bullet:
             head = ""
         sentences = [s for s in SENTENCE.split(body) if s.strip()]
-        for s in sentences:
-            out.extend(_windows(s, under))
+        # a label opening the line ('Ground rules from Ama: A; B.') governs each clause its semicolons part,
+        # up to the first full stop: 'B' is read under it as 'A' is
+        label = LINE_LABEL.match(sentences[0]) if len(sentences) > 1 else None
+        if label and len(label.group(1).split()) > LABEL_WORDS:
+            label = None
+        for i, s in enumerate(sentences):
+            governed = label is not None and 0 < i and all(x.rstrip().endswith(";") for x in sentences[:i])
+            out.extend(_windows(s, " ".join(x for x in (under, label.group(1)) if x) if governed else under))
         if len(sentences) > 1:
             out.extend(_windows(body, under, sentence=False))
     return out
+
+
+LINE_LABEL = re.compile(r"^([^:.;!?␞]{1,80}?):\s")     # a line's opening label, closed by a colon
 
 
 def _windows(text: str, head: str, sentence: bool = True, row: bool = False) -> list[Unit]:
