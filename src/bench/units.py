@@ -825,6 +825,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
                 return False
             # under a heading or label that names it a rule ('Rules: byte-for-byte identical shapes'), a
             # statement of the quote's polarity is the rule
+            if UNCHANGED.search(body) and polarity(scope) != polarity(quote):
+                return False    # 'public URLs do not stay as they are' turns the ban round, whatever its cue
             return bool(RULE[kind].search(body)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
     elif kind == "authorization":
         if SOFTENED.search(scope) and not SOFTENED.search(quote) and (ONLY.search(quote) or NEGATION.search(quote)):
@@ -882,10 +884,16 @@ def imperative(text: str, key: "Key | str") -> bool:
     return any(IMPERATIVE_LEAD.search(text[:a]) for a, _ in spans)
 
 
+# A predicate that says its subject is left unchanged ('public URLs stay exactly as they are', 'the schema
+# remains untouched'): a negated change, so it counts as one negation cue ("don't change any public URL").
+UNCHANGED = re.compile(r"\b(?:stay|stays|stayed|remain|remains|remained|is left|are left|be left)\s+(?:\w+\s+){0,2}?"
+                       r"(?:as (?:it is|they are|is|it was|they were)|unchanged|untouched|intact|as-is)\b")
+
+
 def polarity(text: str) -> bool:
     """True for an affirmative clause: an even number of negation cues ('do not X without asking'
-    reads like 'ask before X'; 'X is fine without asking' does not)."""
-    return len(NEGATION.findall(text)) % 2 == 0
+    reads like 'ask before X'; 'X is fine without asking' does not); a predicate of no change counts as one."""
+    return (len(NEGATION.findall(text)) + len(UNCHANGED.findall(text))) % 2 == 0
 
 
 def without(text: str, part: "str | Key") -> str:
