@@ -445,6 +445,24 @@ def test_an_option_named_as_what_held_before_is_replaced():
     assert revived("transport: REST  # was gRPC") == 0
 
 
+def test_a_decision_tables_row_names_its_subject_and_the_choice_made_for_it():
+    """'| Pagination | cursor | offset |' under 'Decision | Chosen | Rejected' is 'Pagination: cursor', the
+    decision 'cursor pagination'; the choice is read in the chosen column only, never across a cell."""
+    def made(text):
+        return score("decision-32k", "a100", "d-cursor", "decision", text)
+    head = "| Decision | Chosen | Rejected |\n|---|---|---|\n"
+    assert made(head + "| Pagination | cursor | offset |\n") == 1
+    # gaming: the rejected option named as the choice, the key in the rejected column, a row with no column
+    # that says what was chosen, the cells with no header
+    assert made(head + "| Pagination | offset | cursor |\n") == 0
+    assert made("| Decision | Rejected | Chosen |\n|---|---|---|\n| Pagination | cursor | offset |\n") == 0
+    assert made("| Topic | Option |\n|---|---|\n| Pagination | cursor |\n") == 0
+    assert made("| Pagination | cursor | offset |\n") == 0
+    # the rejected option in the chosen column comes back
+    assert score("decision-32k", "a100", "d-cursor", "revived", head + "| Pagination | offset | cursor |\n") == 1
+    assert score("decision-32k", "a100", "d-cursor", "revived", head + "| Pagination | cursor | offset |\n") == 0
+
+
 def test_a_tables_header_says_what_each_cell_is():
     table = "| topic | chosen | rejected |\n|---|---|---|\n| money | floats | integer cents |"
     assert score("decision-32k", "a110", "d-cents", "decision", table) == 0

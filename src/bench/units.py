@@ -558,6 +558,9 @@ CHOSEN = re.compile(r"\b(?:keep\w*|kept|use[sd]?|using|stay\w*|stick\w* with|go(
                     r"choose|choice|decided|decisions?|picked|adopt\w*|prefer\w*|settled on|remains?|sticking)\b")
 
 
+CHOICE_COLUMN = r"(?:chosen|choice|decided|decision|picked|selected)"    # a column that holds what was chosen
+
+
 def _inflected(word: str) -> str:
     """A word with its inflections: 'merge' matches merges, merged, merging; 'stop' stopped."""
     if len(word) < 4:
@@ -615,6 +618,9 @@ class Key:
             pattern = gap.join(parts)
             if len(parts) > 1:      # its last word as a label over the rest: 'Pagination: cursor-based'
                 pattern = rf"{pattern}|{parts[-1]}\s*:\s*(?:\w+\W+){{0,2}}?{gap.join(parts[:-1])}"
+                # or as the subject cell of a table row whose next cell is the choice made for it ('| Pagination |
+                # cursor |' under 'Decision | Chosen', read 'decision: pagination | chosen: cursor')
+                pattern = rf"{pattern}|{parts[-1]}\s*\|\s*{CHOICE_COLUMN}\s*:\s*(?:\w+[^\w|]+){{0,2}}?{gap.join(parts[:-1])}"
             self._phrase = re.compile(pattern) if parts else re.compile(r"(?!)")
         return self._phrase
 
