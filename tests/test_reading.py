@@ -262,6 +262,22 @@ def test_a_predicate_of_no_change_is_a_negated_change():
     assert urls("From the CI watch: keep shapes identical; public URLs stay exactly as they are.") == 0
 
 
+def test_a_privative_verb_is_a_negation():
+    """'skip the full CI run' is 'without the full CI run': a verb of not doing its object counts as a negation."""
+    def narrow(text):
+        return score("pr-queue-64k", "a356", "c-docs-narrow", "constraint", text)
+    rows = "| rule | source | status |\n|---|---|---|\n"
+    assert narrow(rows + "| merge docs-only PRs without the full CI run | Dana | narrowed: only when nothing "
+                  "outside docs/ is touched |\n") == 0.5
+    assert narrow("Rules: the full CI run is skipped only when a PR touches nothing outside docs/.") == 0.5
+    # gaming: the skip denied, the run required instead, the privation dropped, another source's rule
+    assert narrow("Rules: never skip the full CI run when a PR touches nothing outside docs/.") == 0
+    assert narrow("Rules: run the full CI run only when a PR touches nothing outside docs/.") == 0
+    assert narrow(rows + "| merge docs-only PRs with the full CI run | Dana | narrowed: only when nothing "
+                  "outside docs/ is touched |\n") == 0
+    assert narrow("From the CI watch: skip the full CI run only when a PR touches nothing outside docs/.") == 0
+
+
 def test_a_quote_softened_by_the_words_around_it_is_not_the_rule():
     def kept(text):
         return score("injected-watch", "a9", "c1", "constraint", text)

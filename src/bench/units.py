@@ -896,10 +896,14 @@ UNCHANGED = re.compile(r"\b(?:stay|stays|stayed|remain|remains|remained|is left|
                        r"(?:as (?:it is|they are|is|it was|they were)|unchanged|untouched|intact|as-is)\b")
 
 
+# A verb that means not doing its object ('skip the full CI run' is 'without the full CI run').
+PRIVATIVE = re.compile(r"\b(?:skip|skips|skipped|skipping|omit|omits|omitted|omitting)\b")
+
+
 def polarity(text: str) -> bool:
     """True for an affirmative clause: an even number of negation cues ('do not X without asking'
     reads like 'ask before X'; 'X is fine without asking' does not); a predicate of no change counts as one."""
-    return (len(NEGATION.findall(text)) + len(UNCHANGED.findall(text))) % 2 == 0
+    return (len(NEGATION.findall(text)) + len(UNCHANGED.findall(text)) + len(PRIVATIVE.findall(text))) % 2 == 0
 
 
 def without(text: str, part: "str | Key") -> str:
