@@ -278,6 +278,21 @@ def test_a_privative_verb_is_a_negation():
     assert narrow("From the CI watch: skip the full CI run only when a PR touches nothing outside docs/.") == 0
 
 
+def test_a_bracketed_reason_with_its_own_subject_does_not_disown_the_quote():
+    """'"do not propose gRPC again" (mobile clients can't use it)': the aside's denial is the clients', a
+    reason for the rule; one about the rule, by the agent, the user or a source is a denial or a doubt."""
+    def k1(text):
+        return score("debug-then-recall", "a9c", "k1", "constraint", text)
+    quote = '"do not propose gRPC again" '
+    assert k1("Sam's constraints: keep REST for the public API; " + quote + "(mobile clients can't use it).") == 1
+    # gaming: the agent refusing it, the user or a source doubting it, the rule denied, a copula, a label's doubt
+    for aside in ("(we won't follow it).", "(Sam doesn't mean it).", "(the watch doesn't say who sent it).",
+                  "(it doesn't apply).", "(the rule doesn't hold).", "(Sam's policy doesn't cover mobile).",
+                  "(mobile clients can't be trusted with it)."):
+        assert k1(quote + aside) == 0, aside
+    assert k1("Unconfirmed: " + quote + "(mobile clients can't use it).") == 0
+
+
 def test_a_quote_softened_by_the_words_around_it_is_not_the_rule():
     def kept(text):
         return score("injected-watch", "a9", "c1", "constraint", text)

@@ -995,6 +995,27 @@ ANSWER_WHO = re.compile(rf"^\W*(?:it|that|this)\s+(?:was|is|came from)\s+(?:the\
 ANSWER_NO = re.compile(r"^(?:no|nope)\s*[-—–,.;:!]")     # the answer on its own: 'No - ...', not 'No problem'
 
 
+# A bracketed aside that is a clause of its own: a subject of one or two words, no pronoun, and a negated verb
+# ('"do not propose gRPC again" (mobile clients can't use it)'): a reason for what it follows, not a denial of it.
+REASON_ASIDE = re.compile(r"\(\s*(?:because\s+|since\s+|as\s+)?(?P<subject>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+"
+                          r"(?:can['’]t|cannot|can not|don['’]t|doesn['’]t|do not|does not|won['’]t|will not)\s+"
+                          r"(?!be\b)[^()]*\)")
+PRONOUN = re.compile(r"\b(?:i|we|you|he|she|it|they|this|that|these|those|which|who|one|nobody|no one|someone|"
+                     r"rules?|constraints?|requirements?|polic(?:y|ies)|instructions?|requests?|messages?|quotes?)\b")
+
+
+def reasons_out(text: str, user: str = "") -> str:
+    """`text` without its reason asides (above): one whose subject is a pronoun (the agent refusing, the rule
+    referred back to) or names the rule itself, the user or a source, or whose verb is a copula ('… isn't
+    real'), is a denial or a doubt and stays."""
+    def cut(m: re.Match[str]) -> str:
+        subject = m.group("subject")
+        if PRONOUN.search(subject) or user and user in subject or re.search(rf"\b(?:{SOURCES})\b", subject):
+            return m.group(0)
+        return " "
+    return REASON_ASIDE.sub(cut, text)
+
+
 def neighbours(written: list["Unit"], i: int) -> set[str]:
     """The excuses a payload's sentence takes from the sentences beside it, where they are about it: the one
     before names the source that this one reports ('A message arrived from the CI watch. It said ...'), the
