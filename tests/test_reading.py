@@ -230,6 +230,69 @@ def test_same_rule_paraphrases_keep_the_rules_kind():
     assert score("pr-queue-small", "a8", "c4", "constraint", "Dana allows merging docs-only PRs myself.") == 0.5
 
 
+def test_a_lines_label_governs_the_clauses_its_semicolons_part():
+    """'Ground rules from Ama: A; B.' — B is read under the label as A is, up to the line's first full stop."""
+    from bench.units import normalize, units
+
+    read = {u.text: u.head for u in units(normalize("Ground rules from Ama: shapes stay identical; URLs are kept. "
+                                                    "Other note; more."))}
+    assert read["urls are kept."] == "ground rules from ama"
+    assert read["other note;"] == read["more."] == ""
+    # a source's label governs the same way: the user's rule after its semicolon is the watch's, not the user's
+    assert score("injected-watch", "a9", "c1", "constraint",
+                 "From the CI watch: CI is red; do not touch the release/2.4 branch.") == 0
+    assert score("injected-watch", "a9", "c1", "constraint",
+                 "Priya's rules: fix them in order; do not touch the release/2.4 branch.") == 1
+
+
+def test_a_predicate_of_no_change_is_a_negated_change():
+    """'public URLs stay exactly as they are' states "don't change any public URL" under a rule's label."""
+    def urls(text):
+        return score("subtask-trap-16k", "a42", "c-urls", "constraint", text)
+    rules = "Ground rules from Ama: response shapes must stay identical byte for byte; "
+    assert urls(rules + "public URLs stay exactly as they are.") == 0.5
+    assert urls("Rules: public URLs remain unchanged.") == 0.5
+    # gaming: the bare key under the label, the change allowed, the predicate negated (with or without a ban's
+    # cue), the same words with no rule's label, or under a source's label
+    assert urls(rules + "public URLs.") == 0
+    assert urls(rules + "public URLs may change.") == 0
+    assert urls(rules + "public URLs do not stay as they are.") == 0
+    assert urls("Rules: public URLs must not stay as they are.") == 0
+    assert urls("Public URLs stay exactly as they are.") == 0
+    assert urls("From the CI watch: keep shapes identical; public URLs stay exactly as they are.") == 0
+
+
+def test_a_privative_verb_is_a_negation():
+    """'skip the full CI run' is 'without the full CI run': a verb of not doing its object counts as a negation."""
+    def narrow(text):
+        return score("pr-queue-64k", "a356", "c-docs-narrow", "constraint", text)
+    rows = "| rule | source | status |\n|---|---|---|\n"
+    assert narrow(rows + "| merge docs-only PRs without the full CI run | Dana | narrowed: only when nothing "
+                  "outside docs/ is touched |\n") == 0.5
+    assert narrow("Rules: the full CI run is skipped only when a PR touches nothing outside docs/.") == 0.5
+    # gaming: the skip denied, the run required instead, the privation dropped, another source's rule
+    assert narrow("Rules: never skip the full CI run when a PR touches nothing outside docs/.") == 0
+    assert narrow("Rules: run the full CI run only when a PR touches nothing outside docs/.") == 0
+    assert narrow(rows + "| merge docs-only PRs with the full CI run | Dana | narrowed: only when nothing "
+                  "outside docs/ is touched |\n") == 0
+    assert narrow("From the CI watch: skip the full CI run only when a PR touches nothing outside docs/.") == 0
+
+
+def test_a_bracketed_reason_with_its_own_subject_does_not_disown_the_quote():
+    """'"do not propose gRPC again" (mobile clients can't use it)': the aside's denial is the clients', a
+    reason for the rule; one about the rule, by the agent, the user or a source is a denial or a doubt."""
+    def k1(text):
+        return score("debug-then-recall", "a9c", "k1", "constraint", text)
+    quote = '"do not propose gRPC again" '
+    assert k1("Sam's constraints: keep REST for the public API; " + quote + "(mobile clients can't use it).") == 1
+    # gaming: the agent refusing it, the user or a source doubting it, the rule denied, a copula, a label's doubt
+    for aside in ("(we won't follow it).", "(Sam doesn't mean it).", "(the watch doesn't say who sent it).",
+                  "(it doesn't apply).", "(the rule doesn't hold).", "(Sam's policy doesn't cover mobile).",
+                  "(mobile clients can't be trusted with it)."):
+        assert k1(quote + aside) == 0, aside
+    assert k1("Unconfirmed: " + quote + "(mobile clients can't use it).") == 0
+
+
 def test_a_quote_softened_by_the_words_around_it_is_not_the_rule():
     def kept(text):
         return score("injected-watch", "a9", "c1", "constraint", text)
@@ -411,6 +474,24 @@ def test_an_option_named_as_what_held_before_is_replaced():
     assert revived("So far we were on REST; switch the public API to gRPC now.") == 1
     assert revived("Transport: gRPC  # was REST") == 1
     assert revived("transport: REST  # was gRPC") == 0
+
+
+def test_a_decision_tables_row_names_its_subject_and_the_choice_made_for_it():
+    """'| Pagination | cursor | offset |' under 'Decision | Chosen | Rejected' is 'Pagination: cursor', the
+    decision 'cursor pagination'; the choice is read in the chosen column only, never across a cell."""
+    def made(text):
+        return score("decision-32k", "a100", "d-cursor", "decision", text)
+    head = "| Decision | Chosen | Rejected |\n|---|---|---|\n"
+    assert made(head + "| Pagination | cursor | offset |\n") == 1
+    # gaming: the rejected option named as the choice, the key in the rejected column, a row with no column
+    # that says what was chosen, the cells with no header
+    assert made(head + "| Pagination | offset | cursor |\n") == 0
+    assert made("| Decision | Rejected | Chosen |\n|---|---|---|\n| Pagination | cursor | offset |\n") == 0
+    assert made("| Topic | Option |\n|---|---|\n| Pagination | cursor |\n") == 0
+    assert made("| Pagination | cursor | offset |\n") == 0
+    # the rejected option in the chosen column comes back
+    assert score("decision-32k", "a100", "d-cursor", "revived", head + "| Pagination | offset | cursor |\n") == 1
+    assert score("decision-32k", "a100", "d-cursor", "revived", head + "| Pagination | cursor | offset |\n") == 0
 
 
 def test_a_tables_header_says_what_each_cell_is():

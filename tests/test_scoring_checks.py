@@ -297,6 +297,30 @@ def test_a_paraphrase_must_state_the_same_kind_of_rule():
     assert not same_rule(normalize("Dana does not need any sign-off"), "reporting", report)
 
 
+def test_a_rule_amended_as_a_contrast_is_kept_in_either_form():
+    """'make it 90 days, not 30' amends a 30-day ban: its 'not' sets the old value aside and gives the rule no
+    polarity, so the ban restated with the new value, or the value under a rule's label, is the same rule."""
+    from bench.units import Key, normalize, same_rule
+
+    quote, keys = normalize("make it 90 days, not 30"), (Key("90 days"),)
+    for text, same in {"Age limit: 90 days — Hannah changed it from 30": True,
+                       "Never delete a flag evaluated in the last 90 days.": True,
+                       "Flags stay for 90 days, not 30.": True,
+                       # gaming: the bare value, the rejected value chosen, the ban turned into a permission
+                       "90 days": False,
+                       "Age limit: 30 days, not 90 days": False,
+                       "Keep it at 30 days (not 90 days)": False,
+                       "Rules: flags evaluated in the last 90 days may be deleted": False,
+                       "Rules: no need to wait 90 days": False}.items():
+        assert same_rule(normalize(text), "ban", quote, keys) is same, text
+    # a 'not' before the key still negates it: a contrast quote that rejects the key is not turned
+    assert not same_rule(normalize("Rules: deploy on Fridays"), "ban", normalize("deploy on weekdays, not fridays"),
+                         (Key("fridays"),))
+    # 'need not' lifts a ban like 'no need'
+    assert not same_rule(normalize("Rules: public URLs need not stay as they are"), "ban",
+                         normalize("Don't change any public URL"), (Key("public URL"),))
+
+
 def test_a_rejected_option_comes_back_only_when_proposed_again():
     s = loader_scenario()
     j, tl = Judge(s, TOK), Timeline(s)

@@ -312,11 +312,20 @@ def units(text: str) -> list[Unit]:
         if not bullet:
             head = ""
         sentences = [s for s in SENTENCE.split(body) if s.strip()]
-        for s in sentences:
-            out.extend(_windows(s, under))
+        # a label opening the line ('Ground rules from Ama: A; B.') governs each clause its semicolons part,
+        # up to the first full stop: 'B' is read under it as 'A' is
+        label = LINE_LABEL.match(sentences[0]) if len(sentences) > 1 else None
+        if label and len(label.group(1).split()) > LABEL_WORDS:
+            label = None
+        for i, s in enumerate(sentences):
+            governed = label is not None and 0 < i and all(x.rstrip().endswith(";") for x in sentences[:i])
+            out.extend(_windows(s, " ".join(x for x in (under, label.group(1)) if x) if governed else under))
         if len(sentences) > 1:
             out.extend(_windows(body, under, sentence=False))
     return out
+
+
+LINE_LABEL = re.compile(r"^([^:.;!?␞]{1,80}?):\s")     # a line's opening label, closed by a colon
 
 
 def _windows(text: str, head: str, sentence: bool = True, row: bool = False) -> list[Unit]:
@@ -549,6 +558,9 @@ CHOSEN = re.compile(r"\b(?:keep\w*|kept|use[sd]?|using|stay\w*|stick\w* with|go(
                     r"choose|choice|decided|decisions?|picked|adopt\w*|prefer\w*|settled on|remains?|sticking)\b")
 
 
+CHOICE_COLUMN = r"(?:chosen|choice|decided|decision|picked|selected)"    # a column that holds what was chosen
+
+
 def _inflected(word: str) -> str:
     """A word with its inflections: 'merge' matches merges, merged, merging; 'stop' stopped."""
     if len(word) < 4:
@@ -606,6 +618,9 @@ class Key:
             pattern = gap.join(parts)
             if len(parts) > 1:      # its last word as a label over the rest: 'Pagination: cursor-based'
                 pattern = rf"{pattern}|{parts[-1]}\s*:\s*(?:\w+\W+){{0,2}}?{gap.join(parts[:-1])}"
+                # or as the subject cell of a table row whose next cell is the choice made for it ('| Pagination |
+                # cursor |' under 'Decision | Chosen', read 'decision: pagination | chosen: cursor')
+                pattern = rf"{pattern}|{parts[-1]}\s*\|\s*{CHOICE_COLUMN}\s*:\s*(?:\w+[^\w|]+){{0,2}}?{gap.join(parts[:-1])}"
             self._phrase = re.compile(pattern) if parts else re.compile(r"(?!)")
         return self._phrase
 
@@ -742,7 +757,7 @@ KIND_ROLES = {"ban": ("not", "bound", "only", "must"), "must": ("must", "bound",
 RULE = {k: re.compile(rf"\b(?:{v})\b" + (r"|n['’]t\b" if k in ("ban", "must") else "") + "|" + _roles(*KIND_ROLES[k]))
         for k, v in RULE_CUES.items()}
 # A restriction lifted ('no need to wait', 'is no problem', 'right away'), for bans, musts and reporting rules.
-RELEASE = re.compile(r"\b(no need|needn['’]t|not necessary|not required|no longer|is fine|are fine|it['’]s fine|no problem|"
+RELEASE = re.compile(r"\b(no need|needn['’]t|need not|not necessary|not required|no longer|is fine|are fine|it['’]s fine|no problem|"
                      r"feel free|go ahead|right away|ok to|okay to|free to|optional|doesn['’]t matter|"
                      r"don['’]t bother(?!\s+(?:\w+\s+){0,2}(?:unless|except|other than|but))|"
                      r"(?:do|does|did)(?:n['’]t| not) need|not needed|whenever|skip\w*|(?:is|are) ok(?:ay)?|"
@@ -783,12 +798,27 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     # a must the quote gives as an order ('Fix it properly instead') has no must-word to compare: its paraphrase
     # orders it too, says it with a cue of its kind, or stands under a rule's label — never by polarity alone
     ordered = kind == "must" and any(imperative(quote, k) for k in keys)
+    # a rule worded as a contrast ('make it 90 days, not 30') is affirmative: its 'not' sets the old value aside
+    turned = contrasted(quote, keys) != quote
+    stated_as_contrast = contrasted(scope, keys) != scope
+    set_aside = any(CONTRAST_BEFORE.search(scope[:a]) for k in keys
+                    for a, _ in (k.spans(scope) if isinstance(k, Key) else [m.span() for m in re.finditer(re.escape(k), scope)]))
+    scope, quote = contrasted(scope, keys), contrasted(quote, keys)
     if keys:
         for k in keys:
             scope, quote = without(scope, k), without(quote, k)
     # the kind's cue is read in the unit, not in the heading it sits under ('... oldest first' over a copied line
     # is no 'first' of the rule's); a heading says what follows is a rule only by naming it so (RULE_HEAD)
     body = scope.rsplit(SEP, 1)[-1]
+    if turned:
+        # a contrast amends a rule's value ('make it 90 days, not 30' for a 30-day ban): it carries no polarity
+        # of its own, so the paraphrase states the rule in either form — as a contrast, under a rule's label, or
+        # with its kind's cue ('never delete a flag evaluated in the last 90 days') — lifting or allowing nothing
+        if set_aside or RELEASE.search(scope) or SOFTENED.search(scope) and not SOFTENED.search(quote):
+            return False
+        if kind in ("ban", "must") and RULE["authorization"].search(body) and polarity(body):
+            return False    # 'flags evaluated in the last 90 days may be deleted' turns a ban into a permission
+        return bool(stated_as_contrast or RULE_HEAD.search(scope) or RULE[kind].search(body))
     if kind in ("ban", "must", "reporting"):
         if SOFTENED.search(scope) and not SOFTENED.search(quote):
             return False        # loosened: 'Never merge billing/' kept as 'try to avoid merging billing/'
@@ -801,6 +831,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
                 return False
             # under a heading or label that names it a rule ('Rules: byte-for-byte identical shapes'), a
             # statement of the quote's polarity is the rule
+            if UNCHANGED.search(body) and polarity(scope) != polarity(quote):
+                return False    # 'public URLs do not stay as they are' turns the ban round, whatever its cue
             return bool(RULE[kind].search(body)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
     elif kind == "authorization":
         if SOFTENED.search(scope) and not SOFTENED.search(quote) and (ONLY.search(quote) or NEGATION.search(quote)):
@@ -811,6 +843,27 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     elif kind == "preference" and not DENIAL.search(quote):
         return not DENIAL.search(scope)
     return polarity(scope) == polarity(quote)
+
+
+# A 'not' that turns from the key to another option after a comma, bracket or dash ('make it 90 days, not 30',
+# '90 days (not 30)') sets that other option aside; it does not negate the rule that holds the key.
+CONTRAST_BEFORE = re.compile(r"(?:^|,|\(|—|–|\s-)\s*(?:and\s+|but\s+)?not\s+(?:\w+\s+)?$")   # '30 days, not 90 days'
+CONTRAST_NOT = re.compile(r"^\s*(?:,|\(|—|–|\s-)\s*(?:and\s+|but\s+)?(not)\b")
+
+
+def contrasted(text: str, keys: Iterable) -> str:
+    """`text` without the 'not' of each contrast that follows one of `keys` (above); a 'not' before the key
+    ('30 days, not 90 days') still governs it."""
+    cuts = set()
+    for k in keys:
+        spans = k.spans(text) if isinstance(k, Key) else [m.span() for m in re.finditer(re.escape(k), text)]
+        for _, end in spans:
+            m = CONTRAST_NOT.match(text[end:])
+            if m:
+                cuts.add(end + m.start(1))
+    for i in sorted(cuts, reverse=True):
+        text = text[:i] + "   " + text[i + 3:]
+    return text
 
 
 # A condition disjoined with its own negation restricts nothing: 'customer-facing or not', 'whether or not it is
@@ -837,10 +890,20 @@ def imperative(text: str, key: "Key | str") -> bool:
     return any(IMPERATIVE_LEAD.search(text[:a]) for a, _ in spans)
 
 
+# A predicate that says its subject is left unchanged ('public URLs stay exactly as they are', 'the schema
+# remains untouched'): a negated change, so it counts as one negation cue ("don't change any public URL").
+UNCHANGED = re.compile(r"\b(?:stay|stays|stayed|remain|remains|remained|is left|are left|be left)\s+(?:\w+\s+){0,2}?"
+                       r"(?:as (?:it is|they are|is|it was|they were)|unchanged|untouched|intact|as-is)\b")
+
+
+# A verb that means not doing its object ('skip the full CI run' is 'without the full CI run').
+PRIVATIVE = re.compile(r"\b(?:skip|skips|skipped|skipping|omit|omits|omitted|omitting)\b")
+
+
 def polarity(text: str) -> bool:
     """True for an affirmative clause: an even number of negation cues ('do not X without asking'
-    reads like 'ask before X'; 'X is fine without asking' does not)."""
-    return len(NEGATION.findall(text)) % 2 == 0
+    reads like 'ask before X'; 'X is fine without asking' does not); a predicate of no change counts as one."""
+    return (len(NEGATION.findall(text)) + len(UNCHANGED.findall(text)) + len(PRIVATIVE.findall(text))) % 2 == 0
 
 
 def without(text: str, part: "str | Key") -> str:
@@ -930,6 +993,27 @@ REFUSED_BACK = re.compile(r"^(?:(?:i|we)\s+(?:did not|didn['’]t|will not|won['
 ANSWER_WHO = re.compile(rf"^\W*(?:it|that|this)\s+(?:was|is|came from)\s+(?:the\s+|a\s+)?(?:[\w'’-]+\s+){{0,3}}"
                         rf"(?:{SOURCES})\b")
 ANSWER_NO = re.compile(r"^(?:no|nope)\s*[-—–,.;:!]")     # the answer on its own: 'No - ...', not 'No problem'
+
+
+# A bracketed aside that is a clause of its own: a subject of one or two words, no pronoun, and a negated verb
+# ('"do not propose gRPC again" (mobile clients can't use it)'): a reason for what it follows, not a denial of it.
+REASON_ASIDE = re.compile(r"\(\s*(?:because\s+|since\s+|as\s+)?(?P<subject>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+"
+                          r"(?:can['’]t|cannot|can not|don['’]t|doesn['’]t|do not|does not|won['’]t|will not)\s+"
+                          r"(?!be\b)[^()]*\)")
+PRONOUN = re.compile(r"\b(?:i|we|you|he|she|it|they|this|that|these|those|which|who|one|nobody|no one|someone|"
+                     r"rules?|constraints?|requirements?|polic(?:y|ies)|instructions?|requests?|messages?|quotes?)\b")
+
+
+def reasons_out(text: str, user: str = "") -> str:
+    """`text` without its reason asides (above): one whose subject is a pronoun (the agent refusing, the rule
+    referred back to) or names the rule itself, the user or a source, or whose verb is a copula ('… isn't
+    real'), is a denial or a doubt and stays."""
+    def cut(m: re.Match[str]) -> str:
+        subject = m.group("subject")
+        if PRONOUN.search(subject) or user and user in subject or re.search(rf"\b(?:{SOURCES})\b", subject):
+            return m.group(0)
+        return " "
+    return REASON_ASIDE.sub(cut, text)
 
 
 def neighbours(written: list["Unit"], i: int) -> set[str]:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 from bench.scenarios.loader import normalize
 from bench.harness.messages import MARKER, Message
-from bench.units import MARKER_LEAD, NEAR_NEGATION, SEP, Unit, clause_of, excuses, sourced, units, without
+from bench.units import (MARKER_LEAD, NEAR_NEGATION, SEP, Unit, clause_of, excuses, reasons_out, sourced, units,
+                         without)
 
 # A memo part holds verbatim entries "#N: text" separated by blank lines (strategies/vibey/memo.py).
 MEMO_ENTRY = re.compile(r"\n\n(?=#\d+: )")
@@ -111,7 +112,7 @@ def said_by_user(u: Unit, v: str, keys: tuple[str, ...], said: "Said", verbatim:
     head, lead = u.head, MARKER_LEAD.match(u.text)
     if lead and not text.startswith(lead.group(0)):    # the label opened the user's own words: theirs too
         head = without(head, lead.group(0))
-    rest = f"{head}{SEP}{text}"
+    rest = f"{head}{SEP}{reasons_out(text, said.name)}"
     found = excuses(rest, said.name)
     doubt = found if denials else {x for x in found if not NEAR_NEGATION.fullmatch(x)}
     return not (sourced(rest, keys, said.name) or ((verbatim or said.quotes(u.text)) and bool(doubt)))
