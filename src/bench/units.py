@@ -1226,10 +1226,14 @@ class Position:
         counts it next: a step of it is done, the item is not). Under a heading that says what is next
         ('Next steps:'), only the first bullet is the next item; the rest are the queue after it."""
         head_next = ""
-        for u in units_:
-            if not u.sentence or not items.named(u.scope):     # a unit that names no item claims nothing
+        units_ = units_ if isinstance(units_, list) else list(units_)
+        for k, u in enumerate(units_):
+            if not u.sentence:
                 continue
-            said = claims(u.scope, items)
+            scope = u.scope if items.named(u.scope) else referent(units_, k, items)
+            if not scope:                                     # a unit that names no item claims nothing
+                continue
+            said = claims(scope, items)
             if said and u.head and NEXT.search(u.head) and not claims(u.text, items):
                 if head_next == u.head:
                     continue                                  # a later bullet under the same 'Next ...:' heading
@@ -1239,6 +1243,33 @@ class Position:
                 kind = lambda i: "next" if (i, "next") in said else "done" if (i, "done") in said else "doing"  # noqa: E731
                 self.advance({i: kind(i) for i, _ in said})
         return self
+
+
+# A pronoun that stands for an item a sentence before named: 'it', 'this one', 'that one'.
+PRONOUN = re.compile(r"\b(?:it|(?:this|that) one)\b")
+
+
+def referent(units_: list[Unit], k: int, items: Items) -> str:
+    """Unit `k`'s scope with its pronoun read as the item the sentence before it names ('#5761 is approved;
+    merge it next': #5761 is next), or '' when it has none: a pronoun reaches back only within its line (a
+    bullet is its own entry) and only to a sentence that names exactly one item — with two candidates ('#5760
+    and #5761 are approved; merge it next') it names neither."""
+    u = units_[k]
+    pronoun = PRONOUN.search(u.text)
+    if pronoun is None or k == 0:
+        return ""
+    prev = units_[k - 1]
+    if not prev.sentence or prev.head != u.head:
+        return ""
+    line = next((w for w in units_[k + 1:] if not w.sentence), None)     # the line both are sentences of
+    if line is None or line.head != u.head or f"{prev.text} {u.text}" not in line.text:
+        return ""
+    found = items.find(prev.text)
+    if len({f[2] for f in found}) != 1:
+        return ""
+    name = prev.text[found[0][0]:found[0][1]]
+    text = u.text[:pronoun.start()] + name + u.text[pronoun.end():]
+    return f"{u.head}{SEP}{text}" if u.head else text
 
 
 def advance(state: dict[str, str], said: dict[str, str]) -> dict[str, str]:

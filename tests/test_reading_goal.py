@@ -1,0 +1,25 @@
+"""Where a workstream stands and what a fact is tied to, read by structure (issue 23): each rule beside the
+cheapest strategy text that would game it, which must still lose. The helpers are test_reading's: a string is
+text a strategy wrote, scored on the run's own path."""
+from __future__ import annotations
+
+from test_reading import score
+
+
+def test_a_pronoun_stands_for_the_one_item_the_sentence_before_it_names():
+    # pr-queue-small at a4: #102 is the last merged, #103 the next
+    assert score("pr-queue-small", "a4", "w1", "goal", "#103 is approved; merge it next.") == 1
+    assert score("pr-queue-small", "a4", "w1", "goal", "#103 is approved. Merging this one next.") == 1
+    # two candidates: the pronoun names neither, and both are then claimed done
+    assert score("pr-queue-small", "a4", "w1", "goal", "#103 and #104 are approved; merge it next.") == 0
+    # a bullet is its own entry: a pronoun does not reach into the one above
+    assert score("pr-queue-small", "a4", "w1", "goal", "- #103 is approved.\n- Merge it next.") == 0
+    # the pronoun carries the item it refers to, right or wrong
+    assert score("pr-queue-small", "a4", "w1", "goal", "#104 is approved; merge it next.") == 0
+
+
+def test_naming_every_item_next_names_only_the_last_one_said():
+    # only one item can be next: a summary that calls each of them next is left with the last, which is wrong
+    every = "Next: #101. Next: #102. Next: #103. Next: #104. Next: #105."
+    assert score("pr-queue-small", "a4", "w1", "goal", every) == 0
+    assert score("pr-queue-small", "a4", "w1", "goal", "#101, #102, #103, #104 and #105 are open; merge it next.") == 0
