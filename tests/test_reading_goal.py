@@ -23,3 +23,16 @@ def test_naming_every_item_next_names_only_the_last_one_said():
     every = "Next: #101. Next: #102. Next: #103. Next: #104. Next: #105."
     assert score("pr-queue-small", "a4", "w1", "goal", every) == 0
     assert score("pr-queue-small", "a4", "w1", "goal", "#101, #102, #103, #104 and #105 are open; merge it next.") == 0
+
+
+def test_a_range_from_the_first_item_to_the_last_names_the_queue_not_a_place_in_it():
+    # pr-queue-small's queue is #101 ... #106; at a4 #102 is the last merged
+    assert score("pr-queue-small", "a4", "w1", "goal", "Review #101 through #106, 6 PRs (done). #102 is merged; #103 is next.") == 1
+    assert score("pr-queue-small", "a4", "w1", "goal", "Queue #101 … #106 — in progress. #102 is merged.") == 1
+    # the whole queue's status is no position, and a range of part of it is still a claim on its end
+    assert score("pr-queue-small", "a4", "w1", "goal", "Queue #101 … #106 — in progress.") == 0
+    assert score("pr-queue-small", "a4", "w1", "goal", "#101-#102 merged.") == 1
+    assert score("pr-queue-small", "a4", "w1", "goal", "#101-#103 merged.") == 0
+    # the guesser's line on the whole queue, and every item called done, still lose
+    assert score("pr-queue-small", "a4", "w1", "goal", "Done: #101 through #106.") == 0
+    assert score("pr-queue-small", "a4", "w1", "goal", "Done: #101, #102, #103, #104, #105, #106.") == 0

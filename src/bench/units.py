@@ -1079,8 +1079,11 @@ class Items:
     per-unit work of `claims` only ever sees the handful of ids of one message. Nothing is compiled per
     id: only a set of more than 64 ids searches with one compiled alternation."""
 
-    def __init__(self, ids: Iterable[str]):
+    def __init__(self, ids: Iterable[str], ends: tuple[str, str] | None = None):
         self.by_text = {t: i for i in ids if (t := normalize(i))}
+        # the workstream's first and last ids, in its order: a narrowed set keeps its parent's (`whole`)
+        self.ends = ends if ends is not None else (
+            (next(iter(self.by_text.values())), next(reversed(self.by_text.values()))) if len(self.by_text) > 1 else None)
         self.first: dict[str, list[str]] = {}
         self.loose: list[str] = []            # ids without a word to index them by
         for t in self.by_text:
@@ -1120,7 +1123,7 @@ class Items:
         if got is None:
             if len(self._within) > 4096:
                 self._within.clear()
-            got = self._within[found] = Items(found)
+            got = self._within[found] = Items(found, self.ends)
         return got
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
@@ -1298,13 +1301,30 @@ PAST_COPULA = re.compile(r"\b(?:was|were|had been|has been|have been|had)\s+(?:\
 TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
 
 
+# What joins a range's two ends: '#5301 through #5365', 'a … z', '#5301-#5365' ('to' is also a move: 'from #101 to #102').
+RANGE = re.compile(r"^\s*(?:through|thru|…|\.\.\.?|[-–—])\s*$")
+
+
+def whole(scope: str, found: list[tuple[int, int, str]], items: Items) -> list[tuple[int, int, str]]:
+    """`found` without a range that runs from the workstream's first item to its last: that names the queue
+    itself, not a place in it, so a status said of it ('#5301 through #5365, 34 PRs (done)', 'queue a … z — in
+    progress') is the mission's, and no item's claim. A range of part of it ('#5301-#5306 merged') stays."""
+    if items.ends is None:
+        return found
+    first, last = items.ends
+    for a, b in zip(found, found[1:]):
+        if a[2] == first and b[2] == last and RANGE.match(scope[a[1]:b[0]]):
+            return [f for f in found if f is not a and f is not b]
+    return found
+
+
 def claims(scope: str, items: Items) -> set[tuple[str, str]]:
     """What a unit says about the position in a workstream: (item, 'done' | 'next') pairs.
 
     Each marker is tied to the nearest item mention ('next' prefers the item after it: 'moving on
     to #102', but '#102 is next' the one before), so 'done: #1 #2 ... next: #9' claims #1 done and
     #9 next, not all of them."""
-    found = items.find(scope)
+    found = whole(scope, items.find(scope), items)
     if not found:
         return set()
     out: set[tuple[str, str]] = set()
