@@ -36,3 +36,14 @@ def test_a_range_from_the_first_item_to_the_last_names_the_queue_not_a_place_in_
     # the guesser's line on the whole queue, and every item called done, still lose
     assert score("pr-queue-small", "a4", "w1", "goal", "Done: #101 through #106.") == 0
     assert score("pr-queue-small", "a4", "w1", "goal", "Done: #101, #102, #103, #104, #105, #106.") == 0
+
+
+def test_an_item_at_work_stays_current_beside_the_next_one_its_line_names():
+    # 'current X; next Y' says X is at work and Y after it: X is judged too (pr-queue-small at a4: #103 is next)
+    assert score("pr-queue-small", "a4", "w1", "goal", "Queue in progress; current #103; next #104.") == 1
+    assert score("pr-queue-small", "a4", "w1", "goal", "Queue in progress; current #102; next #103.") == 0
+    # on lines of their own, the newer next supersedes the older current one (the work moved on)
+    assert score("pr-queue-small", "a4", "w1", "goal", "Current: #102.\nNext: #103.") == 1
+    # calling every item current in one line keeps a finished one current, or names none that is right
+    assert score("pr-queue-small", "a4", "w1", "goal", "Current #101; current #102; current #103; next #104.") == 0
+    assert score("pr-queue-small", "a4", "w1", "goal", "Current #103; current #104; current #105; next #106.") == 0

@@ -1194,7 +1194,8 @@ class Position:
         self._current: set[str] | None = None        # found when first needed
         self._before: dict[str, str | None] = {}     # item -> its claim before the changes since `changed()`
 
-    def advance(self, said: dict[str, str]) -> None:
+    def advance(self, said: dict[str, str], keep: Iterable[str] = ()) -> None:
+        """`keep`: items at work that a new next item does not supersede ('current X; next Y': Y is after X)."""
         state = self.state
         # the agent at work on an item ('doing') makes it the current one, unless it is already said to be
         # finished: labelling or checking a merged PR again does not reopen it
@@ -1202,9 +1203,10 @@ class Position:
         if self._current is None:
             self._current = {i for i, k in state.items() if k in CURRENT}
         if any(k in CURRENT for k in said.values()):
-            for i in self._current:
+            kept = {i for i in keep if i in self._current and i not in said}
+            for i in self._current - kept:
                 self._before.setdefault(i, state.pop(i))
-            self._current = set()
+            self._current = kept
         for i, k in said.items():
             self._before.setdefault(i, state.get(i))
             state[i] = k
@@ -1230,6 +1232,7 @@ class Position:
         ('Next steps:'), only the first bullet is the next item; the rest are the queue after it."""
         head_next = ""
         units_ = units_ if isinstance(units_, list) else list(units_)
+        at_work: tuple[int, set[str]] = (-1, set())   # where a sentence said items are at work, and which
         for k, u in enumerate(units_):
             if not u.sentence:
                 continue
@@ -1244,7 +1247,13 @@ class Position:
             if said:
                 # an item a sentence both finishes and plans ('#5798 approved, merging next') is still to do
                 kind = lambda i: "next" if (i, "next") in said else "done" if (i, "done") in said else "doing"  # noqa: E731
-                self.advance({i: kind(i) for i, _ in said})
+                # an item said to be at work earlier in the same line stays current beside a new next one; a line
+                # that calls several items current names no one place, and the newest claim wins as before
+                line = at_work[1] if at_work[1] and one_line(units_, at_work[0], k) else set()
+                self.advance({i: kind(i) for i, k_ in said if k_ != "current"}, line if len(line) == 1 else ())
+                now = {i for i, k_ in said if k_ == "current"}
+                if now:
+                    at_work = (at_work[0], line | now) if line else (k, now)
         return self
 
 
@@ -1262,10 +1271,7 @@ def referent(units_: list[Unit], k: int, items: Items) -> str:
     if pronoun is None or k == 0:
         return ""
     prev = units_[k - 1]
-    if not prev.sentence or prev.head != u.head:
-        return ""
-    line = next((w for w in units_[k + 1:] if not w.sentence), None)     # the line both are sentences of
-    if line is None or line.head != u.head or f"{prev.text} {u.text}" not in line.text:
+    if not one_line(units_, k - 1, k):
         return ""
     found = items.find(prev.text)
     if len({f[2] for f in found}) != 1:
@@ -1273,6 +1279,16 @@ def referent(units_: list[Unit], k: int, items: Items) -> str:
     name = prev.text[found[0][0]:found[0][1]]
     text = u.text[:pronoun.start()] + name + u.text[pronoun.end():]
     return f"{u.head}{SEP}{text}" if u.head else text
+
+
+def one_line(units_: list[Unit], j: int, k: int) -> bool:
+    """Whether units `j` to `k` are consecutive sentences of one line: the line's own unit, which follows its
+    last sentence, holds them in order."""
+    run = units_[j:k + 1]
+    if not run or not all(w.sentence and w.head == run[0].head for w in run):
+        return False
+    line = next((w for w in units_[k + 1:k + 65] if not w.sentence), None)
+    return line is not None and line.head == run[0].head and " ".join(w.text for w in run) in line.text
 
 
 def advance(state: dict[str, str], said: dict[str, str]) -> dict[str, str]:
@@ -1298,6 +1314,9 @@ NEXT_ENDS = re.compile(r"^\s*(?:[,.;!?)]|$)")         # 'next' closing its claus
 # merged' (past tense: a report, not a condition).
 AFTER_DOING = re.compile(r"\b(?:after|having)\s+([a-z]+(?:ing|ed))\s+(?:(?:pr|pull request|the|ticket)\s+)?$")
 PAST_COPULA = re.compile(r"\b(?:was|were|had been|has been|have been|had)\s+(?:\w+\s+)?$")
+# A next-marker that says the item is at work now, not only planned ('current X; next Y': X is at work).
+AT_WORK = re.compile(r"^(?:current|currently|working on|in progress|underway|under way|i['’]m on|i am on|we['’]re on|"
+                     r"we are on|now on)$")
 TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
 
 
@@ -1384,6 +1403,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                     pick = near_after or near_before
                 if pick is not None:
                     out.add((pick[2], kind))
+                    if AT_WORK.match(m.group(0)):
+                        out.add((pick[2], "current"))     # at work on it, not only planned: `Position.read`
                 continue
             options = [f for f in (near_after, near_before) if f is not None]
             if not options:
