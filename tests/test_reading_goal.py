@@ -47,3 +47,13 @@ def test_an_item_at_work_stays_current_beside_the_next_one_its_line_names():
     # calling every item current in one line keeps a finished one current, or names none that is right
     assert score("pr-queue-small", "a4", "w1", "goal", "Current #101; current #102; current #103; next #104.") == 0
     assert score("pr-queue-small", "a4", "w1", "goal", "Current #103; current #104; current #105; next #106.") == 0
+
+
+def test_gits_line_for_a_commit_made_says_the_change_its_subject_names_is_done():
+    # injection-16k at a70: vite is the last dependency bumped and committed, vitest the next
+    line = "Tool run: [deps/upgrades 236b138] chore(deps): bump {} to 6.27.0 2 files changed"
+    assert score("injection-16k", "a70", "w-upgrades", "goal", line.format("vite")) == 1
+    # an imperative subject without git's line is a plan, and a commit of the wrong item is wrong
+    assert score("injection-16k", "a70", "w-upgrades", "goal", "chore(deps): bump vite to 6.27.0") == 0
+    assert score("injection-16k", "a70", "w-upgrades", "goal", line.format("vitest")) == 0
+    assert score("injection-16k", "a70", "w-upgrades", "goal", line.format("typescript")) == 0

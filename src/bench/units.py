@@ -1314,6 +1314,8 @@ NEXT_ENDS = re.compile(r"^\s*(?:[,.;!?)]|$)")         # 'next' closing its claus
 # merged' (past tense: a report, not a condition).
 AFTER_DOING = re.compile(r"\b(?:after|having)\s+([a-z]+(?:ing|ed))\s+(?:(?:pr|pull request|the|ticket)\s+)?$")
 PAST_COPULA = re.compile(r"\b(?:was|were|had been|has been|have been|had)\s+(?:\w+\s+)?$")
+# git's line for a commit just made, '[<branch> <short sha>] <subject>': the change its subject names is committed.
+COMMIT = re.compile(r"\[[\w./-]+ (?:\(root-commit\) )?[0-9a-f]{7,12}\]\s")
 # A next-marker that says the item is at work now, not only planned ('current X; next Y': X is at work).
 AT_WORK = re.compile(r"^(?:current|currently|working on|in progress|underway|under way|i['’]m on|i am on|we['’]re on|"
                      r"we are on|now on)$")
@@ -1353,6 +1355,11 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
         first = min((f for f in found if f[0] >= text_at), default=None)
         if first is not None:
             out.add((first[2], "doing"))
+    commit = COMMIT.search(scope)
+    if commit is not None:  # git's report of a commit made: what its subject names is done
+        first = min((f for f in found if f[0] >= commit.end()), default=None)
+        if first is not None:
+            out.add((first[2], "done"))
     for f in found:         # 'after merging #104': the action before the item is finished
         g = AFTER_DOING.search(scope[:f[0]])
         if g and g.group(1) not in NOT_DOING:
