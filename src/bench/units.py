@@ -1233,10 +1233,13 @@ class Position:
         head_next = ""
         units_ = units_ if isinstance(units_, list) else list(units_)
         at_work: tuple[int, set[str]] = (-1, set())   # where a sentence said items are at work, and which
+        named = False                                  # whether the unit before names an item
         for k, u in enumerate(units_):
+            before, named = named, u.sentence and items.named(u.scope)
             if not u.sentence:
                 continue
-            scope = u.scope if items.named(u.scope) else referent(units_, k, items)
+            # a pronoun is looked for only after a sentence that names an item: most units name none
+            scope = u.scope if named else referent(units_, k, items) if before else ""
             if not scope:                                     # a unit that names no item claims nothing
                 continue
             said = claims(scope, items)
