@@ -120,7 +120,7 @@ def test_exit_codes_and_json_shape(tmp_path, capsys):
 # has the figures). `holdout` was written and labelled before the readings of issue 23 changed and is never
 # tuned on: its floor says the readings did not learn dev and test by heart.
 FLOOR = {
-    "dev": {"goal": 0.75, "constraint": 0.90, "fact": 0.99, "decision": 0.99, "leakage": 0.89, "stale": 0.86,
+    "dev": {"goal": 0.84, "constraint": 0.90, "fact": 0.99, "decision": 0.99, "leakage": 0.89, "stale": 0.86,
             "revived": 0.87},
     "test": {"goal": 0.86, "constraint": 0.81, "fact": 0.77, "decision": 0.83, "leakage": 0.85, "stale": 0.88,
              "revived": 0.90},

@@ -1163,8 +1163,11 @@ class Items:
     per-unit work of `claims` only ever sees the handful of ids of one message. Nothing is compiled per
     id: only a set of more than 64 ids searches with one compiled alternation."""
 
-    def __init__(self, ids: Iterable[str]):
+    def __init__(self, ids: Iterable[str], ends: tuple[str, str] | None = None):
         self.by_text = {t: i for i in ids if (t := normalize(i))}
+        # the workstream's first and last ids, in its order: a narrowed set keeps its parent's (`whole`)
+        self.ends = ends if ends is not None else (
+            (next(iter(self.by_text.values())), next(reversed(self.by_text.values()))) if len(self.by_text) > 1 else None)
         self.first: dict[str, list[str]] = {}
         self.loose: list[str] = []            # ids without a word to index them by
         for t in self.by_text:
@@ -1205,7 +1208,7 @@ class Items:
         if got is None:
             if len(self._within) > 4096:
                 self._within.clear()
-            got = self._within[found] = Items(found)
+            got = self._within[found] = Items(found, self.ends)
         return got
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
@@ -1276,7 +1279,8 @@ class Position:
         self._current: set[str] | None = None        # found when first needed
         self._before: dict[str, str | None] = {}     # item -> its claim before the changes since `changed()`
 
-    def advance(self, said: dict[str, str]) -> None:
+    def advance(self, said: dict[str, str], keep: Iterable[str] = ()) -> None:
+        """`keep`: items at work that a new next item does not supersede ('current X; next Y': Y is after X)."""
         state = self.state
         # the agent at work on an item ('doing') makes it the current one, unless it is already said to be
         # finished: labelling or checking a merged PR again does not reopen it
@@ -1284,9 +1288,10 @@ class Position:
         if self._current is None:
             self._current = {i for i, k in state.items() if k in CURRENT}
         if any(k in CURRENT for k in said.values()):
-            for i in self._current:
+            kept = {i for i in keep if i in self._current and i not in said}
+            for i in self._current - kept:
                 self._before.setdefault(i, state.pop(i))
-            self._current = set()
+            self._current = kept
         for i, k in said.items():
             self._before.setdefault(i, state.get(i))
             state[i] = k
@@ -1311,10 +1316,18 @@ class Position:
         counts it next: a step of it is done, the item is not). Under a heading that says what is next
         ('Next steps:'), only the first bullet is the next item; the rest are the queue after it."""
         head_next = ""
-        for u in units_:
-            if not u.sentence or not items.named(u.scope):     # a unit that names no item claims nothing
+        units_ = units_ if isinstance(units_, list) else list(units_)
+        at_work: tuple[int, set[str]] = (-1, set())   # where a sentence said items are at work, and which
+        named = False                                  # whether the unit before names an item
+        for k, u in enumerate(units_):
+            before, named = named, u.sentence and items.named(u.scope)
+            if not u.sentence:
                 continue
-            said = claims(u.scope, items)
+            # a pronoun is looked for only after a sentence that names an item: most units name none
+            scope = u.scope if named else referent(units_, k, items) if before else ""
+            if not scope:                                     # a unit that names no item claims nothing
+                continue
+            said = claims(scope, items)
             if said and u.head and NEXT.search(u.head) and not claims(u.text, items):
                 if head_next == u.head:
                     continue                                  # a later bullet under the same 'Next ...:' heading
@@ -1322,8 +1335,48 @@ class Position:
             if said:
                 # an item a sentence both finishes and plans ('#5798 approved, merging next') is still to do
                 kind = lambda i: "next" if (i, "next") in said else "done" if (i, "done") in said else "doing"  # noqa: E731
-                self.advance({i: kind(i) for i, _ in said})
+                # an item said to be at work earlier in the same line stays current beside a new next one; a line
+                # that calls several items current names no one place, and the newest claim wins as before
+                line = at_work[1] if at_work[1] and one_line(units_, at_work[0], k) else set()
+                self.advance({i: kind(i) for i, k_ in said if k_ != "current"}, line if len(line) == 1 else ())
+                now = {i for i, k_ in said if k_ == "current"}
+                if now:
+                    at_work = (at_work[0], line | now) if line else (k, now)
         return self
+
+
+# A pronoun that stands for an item a sentence before named: 'it', 'this one', 'that one'.
+PRONOUN = re.compile(r"\b(?:it|(?:this|that) one)\b")
+
+
+def referent(units_: list[Unit], k: int, items: Items) -> str:
+    """Unit `k`'s scope with its pronoun read as the item the sentence before it names ('#5761 is approved;
+    merge it next': #5761 is next), or '' when it has none: a pronoun reaches back only within its line (a
+    bullet is its own entry) and only to a sentence that names exactly one item — with two candidates ('#5760
+    and #5761 are approved; merge it next') it names neither."""
+    u = units_[k]
+    pronoun = PRONOUN.search(u.text)
+    if pronoun is None or k == 0:
+        return ""
+    prev = units_[k - 1]
+    if not one_line(units_, k - 1, k):
+        return ""
+    found = items.find(prev.text)
+    if len({f[2] for f in found}) != 1:
+        return ""
+    name = prev.text[found[0][0]:found[0][1]]
+    text = u.text[:pronoun.start()] + name + u.text[pronoun.end():]
+    return f"{u.head}{SEP}{text}" if u.head else text
+
+
+def one_line(units_: list[Unit], j: int, k: int) -> bool:
+    """Whether units `j` to `k` are consecutive sentences of one line: the line's own unit, which follows its
+    last sentence, holds them in order."""
+    run = units_[j:k + 1]
+    if not run or not all(w.sentence and w.head == run[0].head for w in run):
+        return False
+    line = next((w for w in units_[k + 1:k + 65] if not w.sentence), None)
+    return line is not None and line.head == run[0].head and " ".join(w.text for w in run) in line.text
 
 
 def advance(state: dict[str, str], said: dict[str, str]) -> dict[str, str]:
@@ -1349,7 +1402,29 @@ NEXT_ENDS = re.compile(r"^\s*(?:[,.;!?)]|$)")         # 'next' closing its claus
 # merged' (past tense: a report, not a condition).
 AFTER_DOING = re.compile(r"\b(?:after|having)\s+([a-z]+(?:ing|ed))\s+(?:(?:pr|pull request|the|ticket)\s+)?$")
 PAST_COPULA = re.compile(r"\b(?:was|were|had been|has been|have been|had)\s+(?:\w+\s+)?$")
+# git's line for a commit just made, '[<branch> <short sha>] <subject>': the change its subject names is committed.
+COMMIT = re.compile(r"\[[\w./-]+ (?:\(root-commit\) )?[0-9a-f]{7,12}\]\s")
+# A next-marker that says the item is at work now, not only planned ('current X; next Y': X is at work).
+AT_WORK = re.compile(r"^(?:current|currently|working on|in progress|underway|under way|i['’]m on|i am on|we['’]re on|"
+                     r"we are on|now on)$")
 TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
+
+
+# What joins a range's two ends: '#5301 through #5365', 'a … z', '#5301-#5365' ('to' is also a move: 'from #101 to #102').
+RANGE = re.compile(r"^\s*(?:through|thru|…|\.\.\.?|[-–—])\s*$")
+
+
+def whole(scope: str, found: list[tuple[int, int, str]], items: Items) -> list[tuple[int, int, str]]:
+    """`found` without a range that runs from the workstream's first item to its last: that names the queue
+    itself, not a place in it, so a status said of it ('#5301 through #5365, 34 PRs (done)', 'queue a … z — in
+    progress') is the mission's, and no item's claim. A range of part of it ('#5301-#5306 merged') stays."""
+    if items.ends is None:
+        return found
+    first, last = items.ends
+    for a, b in zip(found, found[1:]):
+        if a[2] == first and b[2] == last and RANGE.match(scope[a[1]:b[0]]):
+            return [f for f in found if f is not a and f is not b]
+    return found
 
 
 def claims(scope: str, items: Items) -> set[tuple[str, str]]:
@@ -1358,7 +1433,7 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
     Each marker is tied to the nearest item mention ('next' prefers the item after it: 'moving on
     to #102', but '#102 is next' the one before), so 'done: #1 #2 ... next: #9' claims #1 done and
     #9 next, not all of them."""
-    found = items.find(scope)
+    found = whole(scope, items.find(scope), items)
     if not found:
         return set()
     out: set[tuple[str, str]] = set()
@@ -1368,6 +1443,11 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
         first = min((f for f in found if f[0] >= text_at), default=None)
         if first is not None:
             out.add((first[2], "doing"))
+    commit = COMMIT.search(scope)
+    if commit is not None:  # git's report of a commit made: what its subject names is done
+        first = min((f for f in found if f[0] >= commit.end()), default=None)
+        if first is not None:
+            out.add((first[2], "done"))
     for f in found:         # 'after merging #104': the action before the item is finished
         g = AFTER_DOING.search(scope[:f[0]])
         if g and g.group(1) not in NOT_DOING:
@@ -1418,6 +1498,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                     pick = near_after or near_before
                 if pick is not None:
                     out.add((pick[2], kind))
+                    if AT_WORK.match(m.group(0)):
+                        out.add((pick[2], "current"))     # at work on it, not only planned: `Position.read`
                 continue
             options = [f for f in (near_after, near_before) if f is not None]
             if not options:
