@@ -1371,12 +1371,14 @@ def referent(units_: list[Unit], k: int, items: Items) -> str:
 
 def one_line(units_: list[Unit], j: int, k: int) -> bool:
     """Whether units `j` to `k` are consecutive sentences of one line: the line's own unit, which follows its
-    last sentence, holds them in order."""
+    last sentence, holds them in order. A line's opening label ('w1: …; current X; next Y') extends the head of
+    the clauses after it, so theirs may be longer than the line's own."""
     run = units_[j:k + 1]
-    if not run or not all(w.sentence and w.head == run[0].head for w in run):
+    if not run or not all(w.sentence for w in run):
         return False
     line = next((w for w in units_[k + 1:k + 65] if not w.sentence), None)
-    return line is not None and line.head == run[0].head and " ".join(w.text for w in run) in line.text
+    return (line is not None and all(w.head.startswith(line.head) for w in run)
+            and " ".join(w.text for w in run) in line.text)
 
 
 def advance(state: dict[str, str], said: dict[str, str]) -> dict[str, str]:
