@@ -198,3 +198,26 @@ def test_an_import_inside_a_function_defers_a_heavy_library():
 def test_the_package_has_few_top_level_modules():
     tops = sorted(p.name for p in PKG.glob("*.py"))
     assert len(tops) <= 9, tops
+
+
+def test_a_module_names_each_top_level_thing_once():
+    """A second `NAME = …` (or def, class) at a module's top level silently replaces the first for every
+    use above it too: two merged branches each adding a `PRONOUN` regex to units.py once made the later one
+    read every attribution (ruff's F811 sees only functions and imports)."""
+    bad = []
+    for path in sorted(PKG.rglob("*.py")):
+        seen: dict[str, int] = {}
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                names = [node.target.id]
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names = [node.name]
+            else:
+                continue
+            for name in names:
+                if name in seen:
+                    bad.append(f"{path.relative_to(SRC)}:{node.lineno}: {name} first set at line {seen[name]}")
+                seen.setdefault(name, node.lineno)
+    assert not bad, "\n".join(bad)

@@ -1346,7 +1346,7 @@ class Position:
 
 
 # A pronoun that stands for an item a sentence before named: 'it', 'this one', 'that one'.
-PRONOUN = re.compile(r"\b(?:it|(?:this|that) one)\b")
+REFERRING = re.compile(r"\b(?:it|(?:this|that) one)\b")
 
 
 def referent(units_: list[Unit], k: int, items: Items) -> str:
@@ -1355,7 +1355,7 @@ def referent(units_: list[Unit], k: int, items: Items) -> str:
     bullet is its own entry) and only to a sentence that names exactly one item — with two candidates ('#5760
     and #5761 are approved; merge it next') it names neither."""
     u = units_[k]
-    pronoun = PRONOUN.search(u.text)
+    pronoun = REFERRING.search(u.text)
     if pronoun is None or k == 0:
         return ""
     prev = units_[k - 1]
