@@ -375,7 +375,7 @@ def clause_of(u: "Unit", keys: Iterable) -> "Unit":
     bounds.append((start, len(text)))
     where = []
     for k in keys:
-        spans = k.spans(text) if isinstance(k, Key) else [m.span() for m in re.finditer(re.escape(k), text)]
+        spans = key_spans(text, k)
         idx = {i for i, (a, b) in enumerate(bounds) for x, y in spans if x < b and y > a}
         if not idx:             # the key stands in the heading, or nowhere: the unit as it is
             return u
@@ -714,6 +714,11 @@ def held(scope: str, key: "Key | str", stems: frozenset[str] | None = None) -> b
     return key.held(scope, stems) if isinstance(key, Key) else key in scope
 
 
+def key_spans(text: str, key: "Key | str") -> list[tuple[int, int]]:
+    """Where `key` stands in `text`: a Key as it reads (`Key.spans`), a plain string verbatim."""
+    return key.spans(text) if isinstance(key, Key) else [m.span() for m in re.finditer(re.escape(key), text)]
+
+
 def together(unit: Unit, keys: "tuple[Key | str, ...]") -> bool:
     """All keys within one unit (the heading counts for a bullet)."""
     scope = unit.scope
@@ -799,11 +804,10 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     # orders it too, says it with a cue of its kind, or stands under a rule's label — never by polarity alone
     ordered = kind == "must" and any(imperative(quote, k) for k in keys)
     # a rule worded as a contrast ('make it 90 days, not 30') is affirmative: its 'not' sets the old value aside
-    turned = contrasted(quote, keys) != quote
-    stated_as_contrast = contrasted(scope, keys) != scope
-    set_aside = any(CONTRAST_BEFORE.search(scope[:a]) for k in keys
-                    for a, _ in (k.spans(scope) if isinstance(k, Key) else [m.span() for m in re.finditer(re.escape(k), scope)]))
-    scope, quote = contrasted(scope, keys), contrasted(quote, keys)
+    set_aside = any(CONTRAST_BEFORE.search(scope[:a]) for k in keys for a, _ in key_spans(scope, k))
+    plain_scope, plain_quote = contrasted(scope, keys), contrasted(quote, keys)
+    turned, stated_as_contrast = plain_quote != quote, plain_scope != scope
+    scope, quote = plain_scope, plain_quote
     if keys:
         for k in keys:
             scope, quote = without(scope, k), without(quote, k)
@@ -856,8 +860,7 @@ def contrasted(text: str, keys: Iterable) -> str:
     ('30 days, not 90 days') still governs it."""
     cuts = set()
     for k in keys:
-        spans = k.spans(text) if isinstance(k, Key) else [m.span() for m in re.finditer(re.escape(k), text)]
-        for _, end in spans:
+        for _, end in key_spans(text, k):
             m = CONTRAST_NOT.match(text[end:])
             if m:
                 cuts.add(end + m.start(1))
@@ -874,8 +877,7 @@ WAIVED_BEFORE = re.compile(r"\b(?:whether or not|regardless of|no matter|irrespe
 
 
 def _waived(text: str, key: "Key | str") -> bool:
-    spans = key.spans(text) if isinstance(key, Key) else [m.span() for m in re.finditer(re.escape(key), text)]
-    return any(WAIVED_AFTER.match(text[b:]) or WAIVED_BEFORE.search(text[:a]) for a, b in spans)
+    return any(WAIVED_AFTER.match(text[b:]) or WAIVED_BEFORE.search(text[:a]) for a, b in key_spans(text, key))
 
 
 # What may stand before an imperative: the start of a clause, a label, a condition closed by a comma ('If the
@@ -886,8 +888,7 @@ IMPERATIVE_LEAD = re.compile(r"(?:^|[␞:;.!?]\s*|,\s+)(?:(?:always|then|please|
 def imperative(text: str, key: "Key | str") -> bool:
     """Whether `key` (an action: 'roll that service back') opens its clause as an order. A must whose quote
     orders its key and whose paraphrase orders it too states the same obligation without a must-word."""
-    spans = key.spans(text) if isinstance(key, Key) else [m.span() for m in re.finditer(re.escape(key), text)]
-    return any(IMPERATIVE_LEAD.search(text[:a]) for a, _ in spans)
+    return any(IMPERATIVE_LEAD.search(text[:a]) for a, _ in key_spans(text, key))
 
 
 # A predicate that says its subject is left unchanged ('public URLs stay exactly as they are', 'the schema
