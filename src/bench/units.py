@@ -348,6 +348,17 @@ CLAUSE = re.compile(r"\s[—–-]\s|;\s|:\s|\s(?=(?:because|since|while|although
 STATUS_LEAD = re.compile(rf"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?(?:(?:is|are|was|were|has been|have been)\s+)?"
                          rf"\b(?:{STATUS})\b")
 LABEL_WORDS = 8       # a sentence's opening words before a colon that label the rest ('From the CI watch: ...')
+ASIDE = re.compile(r"\([^()]*\)")
+LABEL_ASIDE_WORDS = 3   # the words of a label around its aside: 'TODO', 'Open tasks', 'Note for Dana'
+
+
+def label_sized(words: str) -> bool:
+    """Short enough to label what follows its colon; a short label with a bracketed aside ('TODO (from the CI
+    watch on main, not Kofi):') is still a label, the aside one part of it."""
+    if len(words.split()) <= LABEL_WORDS:
+        return True
+    outside = ASIDE.sub(" ", words).split()
+    return len(outside) <= LABEL_ASIDE_WORDS and len(words.split()) <= 2 * LABEL_WORDS
 ANNOTATION_WORDS = 8  # a short clause after a dash that comments on the one before ('... - refused')
 
 
@@ -358,7 +369,7 @@ def status_after(line: "Unit", part: "Unit") -> bool:
     return i >= 0 and part is not line and bool(STATUS_LEAD.match(line.text[i + len(part.text):].lstrip()))
 
 
-def clause_of(u: "Unit", keys: Iterable) -> "Unit":
+def clause_of(u: "Unit", keys: Iterable, every: bool = False):
     """The part of a unit that governs what `keys` hold: the smallest run of its clauses holding every key,
     with the sentence's label (its opening words before a colon, when short), a short annotation right after
     it behind a dash ('force-push main — refused'), and the heading. What another clause says — a reason, a
@@ -366,7 +377,7 @@ def clause_of(u: "Unit", keys: Iterable) -> "Unit":
     text = u.text
     cuts = [m.span() for m in CLAUSE.finditer(text)] if not u.row else []
     if not cuts:
-        return u
+        return [u] if every else u
     bounds, seps, start = [], [""], 0
     for a, b in cuts:
         bounds.append((start, a))
@@ -378,18 +389,33 @@ def clause_of(u: "Unit", keys: Iterable) -> "Unit":
         spans = key_spans(text, k)
         idx = {i for i, (a, b) in enumerate(bounds) for x, y in spans if x < b and y > a}
         if not idx:             # the key stands in the heading, or nowhere: the unit as it is
-            return u
+            return [u] if every else u
         where.append(idx)
-    best = None
+    runs = []
     for i in range(len(bounds)):
         for j in range(i, len(bounds)):
             if all(any(i <= x <= j for x in idx) for idx in where):
-                if best is None or j - i < best[1] - best[0]:
-                    best = (i, j)
+                runs.append((i, j))
                 break
-    if best is None:
-        return u
-    i, j = best
+    if not runs:
+        return [u] if every else u
+    if every:       # each run of clauses that holds the keys and no shorter run inside it
+        runs = [r for r in runs if not any(o != r and r[0] <= o[0] and o[1] <= r[1] for o in runs)]
+        return [_governing(u, bounds, seps, r) for r in runs]
+    return _governing(u, bounds, seps, min(runs, key=lambda r: r[1] - r[0]))
+
+
+def clauses_of(u: "Unit", keys: Iterable) -> list["Unit"]:
+    """Every part of a unit that governs what `keys` hold (`clause_of`), where they stand in several clauses:
+    'originally 30 days, but she corrected that to 90 days, so nothing evaluated within the past 90 days gets
+    deleted' states the rule in its last clause, whatever the first says."""
+    return clause_of(u, keys, every=True)
+
+
+def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: tuple[int, int]) -> "Unit":
+    """The run of clauses `run` of `u` with its label, the annotation after it and the heading (`clause_of`)."""
+    text = u.text
+    i, j = run
     after = len(text[bounds[j + 1][0]:bounds[j + 1][1]].split()) if j + 1 < len(bounds) else 0
     if after and (seps[j + 1] in ("—", "–", "-") and after <= ANNOTATION_WORDS or j == 0 and seps[1] == ":"):
         j += 1      # a comment on it ('— refused'), or the value of the label that holds it ('port: complete')
@@ -399,7 +425,7 @@ def clause_of(u: "Unit", keys: Iterable) -> "Unit":
         j += 1
     labels = 0          # the sentence's opening labels, each short and closed by a colon ('Unconfirmed: From X: ...')
     while labels + 1 < len(bounds) and seps[labels + 1] == ":" \
-            and len(text[bounds[labels][0]:bounds[labels][1]].split()) <= LABEL_WORDS:
+            and label_sized(text[bounds[labels][0]:bounds[labels][1]]):
         labels += 1
     label = text[:bounds[min(labels, i) - 1][1]] + ": " if min(labels, i) > 0 else ""
     body = label + text[bounds[i][0]:bounds[j][1]]
@@ -419,11 +445,13 @@ NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b|" + _r
 AUX = (r"(?:(?:idea|option|proposal|plan|approach|switch|route|path|suggestion|transport)\s+)?"
        r"(?:(?:is|are|was|were|has|have|had|been|being|got|gets|also|then|already|now|can|could|should|shall|will|"
        r"would|must|may|might|does|do|did)\s+)*")
+# a participle coordinated before the predicate that rejects ('Redis locks were considered and rejected')
+WEIGHED = r"(?:\w+ed\s+(?:and|but|then|and then)\s+)?"
 SET_AFTER = re.compile(
     # its own predicate denies it ('pg_dump cannot be used', 'gRPC is not an option'); a comma or bracket
     # before 'not' turns to another option instead ('cursor pagination, not offset'; 'cents (not floats)')
     rf"^\s+{AUX}(?:not\b|never\b|no longer\b|cannot\b|\w+n['’]t\b)|"
-    rf"^\s*[(:—–-]?\s*{AUX}(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
+    rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
     rf"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option)")
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
 # An option named as what held before, not what holds: the value an annotation says it was ('money: float  # was
@@ -450,6 +478,24 @@ def set_against(scope: str, start: int, end: int) -> bool:
         return True
     return bool(SET_AFTER.match(scope[end:hi]) or FORMER_BEFORE.search(before) or FORMER_AFTER.match(scope[end:hi])
                 or SO_FAR.search(before) and PAST.search(before))
+
+
+def contrast_out(text: str, options: Iterable["Key"]) -> str:
+    """`text` without each mention of `options` that is set aside where it stands, together with the words
+    that set it aside ('Keep REST (gRPC rejected)', '… — gRPC was ruled out'): what such a predicate says is
+    said of that option, so it neither disowns nor denies the choice beside it."""
+    for o in options:
+        for start, end in reversed(o.spans(text)):
+            if not set_against(text, start, end):
+                continue
+            lo = max((m.end() for m in CLAUSE.finditer(text, 0, start)), default=0)
+            hi = next((m.start() for m in CLAUSE.finditer(text, end)), len(text))
+            after = SET_AFTER.match(text[end:hi]) or FORMER_AFTER.match(text[end:hi])
+            before = SET_BEFORE.search(text[lo:start])
+            a = lo + before.start() if before else start
+            b = end + after.end() if after else end
+            text = text[:a] + " " * (b - a) + text[b:]
+    return text
 
 
 def keys_of(keys: Iterable[str]) -> tuple[str, ...]:
@@ -488,6 +534,50 @@ def stem(word: str) -> str:
     return word
 
 
+# ---------------------------------------------------------------- numbers and quantities, as a reader reads them
+# A number is the same number in digits or in words ('5', 'five'), and a length of time the same length however
+# its unit is spelt ('24 hours', '24h', '24-hour', '24 hrs'; 'five minutes', '5 min'): what a key pins is the
+# quantity, not its typesetting. English number words only: a closed class, like the function words.
+_ONES = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen " \
+        "seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(_ONES, 1)}
+NUMBER_WORDS.update({t: str(20 + 10 * i) for i, t in enumerate(_TENS)})
+NUMBER_WORDS.update({f"{t}-{o}": str(20 + 10 * i + j) for i, t in enumerate(_TENS) for j, o in enumerate(_ONES[:9], 1)})
+NUMERALS = {v: k for k, v in NUMBER_WORDS.items()}
+UNITS = {"s": r"s|secs?|seconds?", "min": r"m|mins?|minutes?", "h": r"h|hrs?|hours?", "d": r"d|days?",
+         "w": r"w|wks?|weeks?", "mo": r"mos?|months?", "y": r"y|yrs?|years?"}
+UNIT_OF = {form: unit for unit, forms in UNITS.items() for alt in forms.split("|")
+           for form in ((alt[:-2], alt[:-1]) if alt.endswith("s?") else (alt,))}
+QUANTITY = re.compile(r"^(\d+)-?(" + "|".join(sorted({f for f in UNIT_OF if len(f) > 1}, key=len, reverse=True))
+                      + r"|[smhdwy])$")
+NUMBER = re.compile(r"^\d{1,2}$")
+
+
+def quantities(toks: list[str]) -> list[str]:
+    """A key's tokens with each number written as digits and a number followed by a unit of time joined into
+    one quantity token ('24 hours', '24-hour' and '24h' all become '24h'; 'five flags' becomes '5 flags')."""
+    out: list[str] = []
+    i = 0
+    while i < len(toks):
+        t = NUMBER_WORDS.get(toks[i], toks[i])
+        nxt = toks[i + 1] if i + 1 < len(toks) else ""
+        if (t.isdigit() or NUMBER.match(t)) and nxt in UNIT_OF and len(nxt) > 1:
+            out.append(t + UNIT_OF[nxt])
+            i += 2
+            continue
+        q = QUANTITY.match(t)
+        out.append(q.group(1) + UNIT_OF[q.group(2)] if q else t)
+        i += 1
+    return out
+
+
+def _number(n: str) -> str:
+    """A number in digits, or its English word (with a space or hyphen in a compound)."""
+    word = NUMERALS.get(n)
+    return f"(?:{re.escape(n)}|{word.replace('-', '[ -]?')})" if word else re.escape(n)
+
+
 def stems_of(text: str) -> frozenset[str]:
     """The stems of a text's ordinary words (hyphenated and snake_case words split)."""
     return frozenset(map(stem, set(WORD_TOKEN.findall(" ".join(SPLIT_WORD.split(text))))))
@@ -505,7 +595,7 @@ def _pieces(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A key's anchors (tokens with a digit, a path or id character) and its content words (function words
     and single letters left out), in order."""
     anchors, words = [], []
-    for t in tokens(key):
+    for t in quantities(tokens(key)):
         if ANCHOR.search(t):
             anchors.append(t)
         else:
@@ -529,6 +619,15 @@ FILE_LINE = re.compile(r"^(?P<file>.*[a-z]\.[a-z]\w*):(?P<line>\d+)$")
 def _anchor_pattern(anchor: str) -> str:
     """An anchor as a whole token; a path with a directory may stand as its file name (and line), a
     percentage may be typeset with a space before its sign, and a file's line may be written out ('lookup.ts line 58', 'lookup.ts, line 58' for 'geo/lookup.ts:58')."""
+    q = QUANTITY.match(anchor)
+    if q:                   # a length of time, however its unit is spelt (`quantities`)
+        unit = UNIT_OF[q.group(2)]
+        other = "|".join(v for k, v in UNITS.items() if k != unit)
+        # the number with its unit, or with a word in another language ('2 Stunden'), never with another unit
+        return (rf"(?<![\w/.-]){_number(q.group(1))}(?:[\s-]?(?:{UNITS[unit]})(?![\w])|"
+                rf"(?![\w])(?![\s-]*(?:{other})(?![\w])))")
+    if NUMBER.match(anchor):
+        return rf"(?<![\w/.-]){_number(anchor)}(?![\w])"
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
     alts = "|".join(re.escape(f) for f in forms)
     if re.fullmatch(r"\d+(?:\.\d+)?%", anchor):      # a percentage as French and German typeset it: '2 %'
@@ -545,6 +644,10 @@ def _anchor_pattern(anchor: str) -> str:
 def _anchor_cores(anchor: str) -> tuple[str, ...]:
     """Literal strings one of which every match of `_anchor_pattern(anchor)` holds: each form's text, a
     percentage's number, a file line's file name."""
+    q = QUANTITY.match(anchor) or NUMBER.match(anchor)
+    if q:
+        n = q.group(1) if q.groups() else anchor
+        return (n, NUMERALS[n].split("-")[0]) if n in NUMERALS else (n,)
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
     if re.fullmatch(r"\d+(?:\.\d+)?%", anchor):
         forms = [anchor[:-1]]
@@ -559,6 +662,9 @@ CHOSEN = re.compile(r"\b(?:keep\w*|kept|use[sd]?|using|stay\w*|stick\w* with|go(
 
 
 CHOICE_COLUMN = r"(?:chosen|choice|decided|decision|picked|selected)"    # a column that holds what was chosen
+COPULA = r"(?:is|are|stays?|remains?|will be)"
+NOT_NEGATION = r"(?!(?:not|never|no|non|no longer)\b)"     # a word between a label and its value that is no negation
+LEAD_WORDS = rf"\s*(?:{NOT_NEGATION}\w+\W+){{0,2}}?"      # at most two such words before the value
 
 
 def _inflected(word: str) -> str:
@@ -589,10 +695,12 @@ class Key:
         self.stems = tuple(stem(w) for w in self.words)
         self.mode, self.worded = mode, worded and bool(self.words)
         # one ordinary word may go from a key pinned by an anchor or of three words or more: never every part
-        # (a worded key keeps a word too), and never one of two plain words ('oldest to newest' is not 'oldest')
-        if not self.anchors and len(self.words) < 3:
+        # (a worded key keeps a word too), and never one of two plain words ('oldest to newest' is not 'oldest');
+        # a number the key spells out ('five flags') pins it no more than as written
+        pinned = len(self.anchors) > sum(t in NUMBER_WORDS for t in tokens(self.text))
+        if not pinned and len(self.words) < 3:
             slack = 0
-        self.slack = min(slack, max(0, len(self.words) - (1 if self.worded or not self.anchors else 0)))
+        self.slack = min(slack, max(0, len(self.words) - (1 if self.worded or not pinned else 0)))
         self._anchors = [re.compile(_anchor_pattern(a)) for a in self.anchors]
         self._cores = [_anchor_cores(a) for a in self.anchors]
         self._phrase: re.Pattern[str] | None = None
@@ -607,7 +715,7 @@ class Key:
     def phrase(self) -> re.Pattern[str]:
         if self._phrase is None:
             parts = []
-            for t in tokens(self.text):
+            for t in quantities(tokens(self.text)):
                 if ANCHOR.search(t):
                     parts.append(_anchor_pattern(t))
                     continue
@@ -616,11 +724,13 @@ class Key:
                     parts.append(r"[\s-]?".join(_inflected(w) for w in ws))
             gap = r"(?:\W+(?:\w+\W+){0,2}?|\W*)"      # at most two other words between
             pattern = gap.join(parts)
-            if len(parts) > 1:      # its last word as a label over the rest: 'Pagination: cursor-based'
-                pattern = rf"{pattern}|{parts[-1]}\s*:\s*(?:\w+\W+){{0,2}}?{gap.join(parts[:-1])}"
+            if len(parts) > 1:      # its last word as a label over the rest ('Pagination: cursor-based') or as the
+                # subject of a copula ('pagination is cursor-based'); a negation between the two says the opposite
+                pattern = rf"{pattern}|{parts[-1]}(?:\s*:|\s+{COPULA}){LEAD_WORDS}{gap.join(parts[:-1])}"
                 # or as the subject cell of a table row whose next cell is the choice made for it ('| Pagination |
                 # cursor |' under 'Decision | Chosen', read 'decision: pagination | chosen: cursor')
-                pattern = rf"{pattern}|{parts[-1]}\s*\|\s*{CHOICE_COLUMN}\s*:\s*(?:\w+[^\w|]+){{0,2}}?{gap.join(parts[:-1])}"
+                pattern = (rf"{pattern}|{parts[-1]}\s*\|\s*{CHOICE_COLUMN}\s*:\s*(?:{NOT_NEGATION}\w+[^\w|]+){{0,2}}?"
+                           rf"{gap.join(parts[:-1])}")
             self._phrase = re.compile(pattern) if parts else re.compile(r"(?!)")
         return self._phrase
 
@@ -701,7 +811,9 @@ def probes(*keys: "Key") -> tuple[str, ...]:
     for k in keys:
         if k.object is not None:
             k = k.object            # a decision's choice may be worded with another verb: looked up by what it chose
-        if k.anchors:
+        if k.anchors and (QUANTITY.match(k.anchors[0]) or NUMBER.match(k.anchors[0])):
+            out.extend(_anchor_cores(k.anchors[0]))     # a number in digits or in words
+        elif k.anchors:
             out.append(_tail(k.anchors[0]) or k.anchors[0])
         elif k.stems:
             out.extend(k.stems if k.slack else k.stems[:1])
@@ -767,6 +879,20 @@ RELEASE = re.compile(r"\b(no need|needn['’]t|need not|not necessary|not requir
                      r"don['’]t bother(?!\s+(?:\w+\s+){0,2}(?:unless|except|other than|but))|"
                      r"(?:do|does|did)(?:n['’]t| not) need|not needed|whenever|skip\w*|(?:is|are) ok(?:ay)?|"
                      r"without waiting|no questions asked|before \w+ (?:is|are) up)\b")
+# 'skip' lifts a rule when what it skips is the rule or the act it requires ('skip the soak', 'skip the sign-off');
+# for a ban, skipping the things it protects ('skip flags evaluated in the last 90 days') is keeping it.
+SKIPPED_ITEMS = re.compile(r"\bskip\w*\s+(?!(?:\w+[\s-]+){0,3}?(?:rules?|bans?|"
+                           r"limits?|checks?|wait\w*|soak|sign-?offs?|approvals?|asking|review\w*|steps?|tests?|ci)\b)")
+
+
+def released(scope: str, kind: str) -> bool:
+    """The scope lifts the restriction (`RELEASE`); for a ban, a 'skip' of the items it protects does not."""
+    return bool(RELEASE.search(SKIPPED_ITEMS.sub(" ", scope) if kind == "ban" else scope))
+
+
+# the value said to be the one in force now ('the threshold is now 90 days'): how an amended value is restated
+AMENDED = re.compile(r"\b(?:is|are)\s+now\b|\bnow\s+(?:is|are|at|set to)\b|"
+                     r"\b(?:changed|raised|lowered|moved|corrected)\s+(?:\w+\s+){0,2}?to\b")
 URGENT = re.compile(r"\b(?:immediately|right away|at once|straight away|asap|without delay)\b")
 # A heading or label that says what follows is a rule.
 RULE_HEAD = re.compile(r"(?:\b(?:rules?|constraints?|requirements?|policy|policies|guardrails?|restrictions?|limits?|bans?|"
@@ -818,11 +944,11 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
         # a contrast amends a rule's value ('make it 90 days, not 30' for a 30-day ban): it carries no polarity
         # of its own, so the paraphrase states the rule in either form — as a contrast, under a rule's label, or
         # with its kind's cue ('never delete a flag evaluated in the last 90 days') — lifting or allowing nothing
-        if set_aside or RELEASE.search(scope) or SOFTENED.search(scope) and not SOFTENED.search(quote):
+        if set_aside or released(scope, kind) or SOFTENED.search(scope) and not SOFTENED.search(quote):
             return False
         if kind in ("ban", "must") and RULE["authorization"].search(body) and polarity(body):
             return False    # 'flags evaluated in the last 90 days may be deleted' turns a ban into a permission
-        return bool(stated_as_contrast or RULE_HEAD.search(scope) or RULE[kind].search(body))
+        return bool(stated_as_contrast or RULE_HEAD.search(scope) or RULE[kind].search(body) or AMENDED.search(body))
     if kind in ("ban", "must", "reporting"):
         if SOFTENED.search(scope) and not SOFTENED.search(quote):
             return False        # loosened: 'Never merge billing/' kept as 'try to avoid merging billing/'
@@ -831,7 +957,7 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
         if URGENT.search(quote):
             scope = URGENT.sub(" ", scope)      # 'roll back right away' says the quote's 'immediately'
         if RULE[kind].search(quote) and not RELEASE.search(quote) or ordered:
-            if RELEASE.search(scope):
+            if released(scope, kind) or granted(body) and not granted(quote):
                 return False
             # under a heading or label that names it a rule ('Rules: byte-for-byte identical shapes'), a
             # statement of the quote's polarity is the rule
@@ -899,6 +1025,18 @@ UNCHANGED = re.compile(r"\b(?:stay|stays|stayed|remain|remains|remained|is left|
 
 # A verb that means not doing its object ('skip the full CI run' is 'without the full CI run').
 PRIVATIVE = re.compile(r"\b(?:skip|skips|skipped|skipping|omit|omits|omitted|omitting)\b")
+
+
+# A permission granted outright ('major versions are allowed without asking', 'you can take a major'): no negation
+# or restriction governs it from the words before ('only allowed after', 'unless Omar allows it') and none
+# follows it ('may not', "can't").
+PERMITS = re.compile(r"\b(?:may|can|allowed|permitted|fine to|ok to|okay to|free to)\b(?!['’]t|\s*not\b)")
+GOVERNS_PERMIT = re.compile(r"\b(?:not|no|never|only|unless|if|until|once|when|whether|nobody|no one)\b|n['’]t\b")
+
+
+def granted(text: str) -> bool:
+    """The text grants a permission outright (`PERMITS`): a ban or a must stated so is turned round."""
+    return any(not GOVERNS_PERMIT.search(" ".join(text[:m.start()].split()[-3:])) for m in PERMITS.finditer(text))
 
 
 def polarity(text: str) -> bool:
@@ -969,10 +1107,17 @@ def restated(scope: str, keys: tuple[str, ...]) -> bool:
     return not excuses(rest)
 
 
+# A source named only to be denied ('Kofi asked, not the CI watch'; 'not from the cron'): that says whose it is not,
+# neither a refusal nor an attribution of the payload to that source.
+NOT_SOURCE = re.compile(rf"\bnot\s+(?:(?:from|by|via)\s+)?(?:(?:the|a|an|some)\s+)?(?:[\w'’-]+\s+){{0,2}}?"
+                        rf"(?:{SOURCES})\b")
+
+
 def excuses(rest: str, user: str = "") -> set[str]:
     """The wording of a unit (its payload already blanked) that keeps it from holding the payload as a
     task — each attribution, refusal or claim word and denial, as matched — or none. The same wording
     put on the user's own words excuses nothing (checks.shown: an excuse holds only while it separates)."""
+    rest = NOT_SOURCE.sub(" ", rest)
     out = attributions(rest, user)
     out.update(m.group(0) for m in REFUSAL.finditer(rest))
     out.update(m.group(0) for m in NEAR_NEGATION.finditer(NOT_REFUSING.sub(" ", rest)))
@@ -1404,6 +1549,10 @@ NEXT_ENDS = re.compile(r"^\s*(?:[,.;!?)]|$)")         # 'next' closing its claus
 # A finished action on the item in a clause of time: 'after merging #104', 'having reviewed #104', 'once #104 was
 # merged' (past tense: a report, not a condition).
 AFTER_DOING = re.compile(r"\b(?:after|having)\s+([a-z]+(?:ing|ed))\s+(?:(?:pr|pull request|the|ticket)\s+)?$")
+# an item as the subject of a progressive passive ('the bulk orders endpoint is being written now'); a verb of
+# holding it up ('is being held', 'is being blocked') says it waits
+BEING = re.compile(r"^\s+(?:is|are)\s+(?:now\s+|currently\s+|still\s+)?being\s+([a-z]+)\b")
+HELD_UP = frozenset("held blocked paused deferred postponed delayed parked ignored dropped".split())
 PAST_COPULA = re.compile(r"\b(?:was|were|had been|has been|have been|had)\s+(?:\w+\s+)?$")
 # git's line for a commit just made, '[<branch> <short sha>] <subject>': the change its subject names is committed.
 COMMIT = re.compile(r"\[[\w./-]+ (?:\(root-commit\) )?[0-9a-f]{7,12}\]\s")
@@ -1455,6 +1604,9 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
         g = AFTER_DOING.search(scope[:f[0]])
         if g and g.group(1) not in NOT_DOING:
             out.add((f[2], "done"))
+        g = BEING.match(scope[f[1]:])    # '#104 is being reviewed now': the progressive passive is work under way
+        if g and not PRIVATIVE.fullmatch(g.group(1)) and g.group(1) not in HELD_UP:
+            out.update(((f[2], "next"), (f[2], "current")))
     for kind, pattern in (("done", DONE), ("next", NEXT)):
         for m in pattern.finditer(scope):
             if kind == "done" and NOT_YET.search(" ".join(scope[:m.start()].split()[-4:])) \

@@ -268,12 +268,14 @@ class Judge:
     def _retention(self, h: Hits, r: Reading, text: str, near: set[str], words: set[str]) -> None:
         said, owned = self.said, self.owned
 
-        def some(keys: tuple[U.Key, ...], ok=lambda u: True, mine: bool = False, denials: bool = True) -> bool:
+        def some(keys: tuple[U.Key, ...], ok=lambda u: True, mine: bool = False, denials: bool = True,
+                 contrast: tuple[U.Key, ...] = ()) -> bool:
             """All keys in one unit that passes `ok` — and, for a user's own item (`mine`), one the
-            context presents as the user's (`denials`: False for a rule, whose paraphrase's denial is its own)."""
+            context presents as the user's (`denials`: False for a rule, whose paraphrase's denial is its own;
+            `contrast`: a decision's rejected options, whose rejection is no doubt about the choice)."""
             return bool(keys) and all(x.maybe(text) for x in keys) and any(
-                U.together(u, keys) and ok(U.clause_of(u, keys))
-                and (not mine or said_by_user(u, v, keys, said, denials=denials))
+                U.together(u, keys) and any(ok(c) for c in U.clauses_of(u, keys))
+                and (not mine or said_by_user(u, v, keys, said, denials=denials, contrast=contrast))
                 for u, v in r.voiced)
 
         def spoken(s: str, found: list) -> bool:
@@ -355,8 +357,8 @@ class Judge:
             ok = lambda u, ks=keys: (not U.ended(u.scope) and all(_proposed(u.scope, k) for k in ks)  # noqa: E731
                                      and not _open(u.scope, ks, rejected))
             chosen = tuple(k.object for k in keys if k.object is not None)
-            if some(keys, ok, did in owned) or len(chosen) == len(keys) and some(
-                    chosen, lambda u: ok(u, chosen) and _contrasted(u.scope, rejected), did in owned):
+            if some(keys, ok, did in owned, contrast=rejected) or len(chosen) == len(keys) and some(
+                    chosen, lambda u: ok(u, chosen) and _contrasted(u.scope, rejected), did in owned, contrast=rejected):
                 h.decisions.add(did)
         for eid, first in self.words:
             if first in text and spoken(first, [(u, v) for u, v in r.voiced if first in u.scope]):

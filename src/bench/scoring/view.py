@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from bench.scenarios.loader import normalize
 from bench.harness.messages import MARKER, Message
-from bench.units import (MARKER_LEAD, NEAR_NEGATION, SEP, Unit, clause_of, excuses, reasons_out, sourced, units,
-                         without)
+from bench.units import (MARKER_LEAD, NEAR_NEGATION, SEP, Unit, clause_of, contrast_out, excuses, reasons_out,
+                         sourced, units, without)
 
 # A memo part holds verbatim entries "#N: text" separated by blank lines (strategies/vibey/memo.py).
 MEMO_ENTRY = re.compile(r"\n\n(?=#\d+: )")
@@ -84,7 +84,7 @@ def voice(m: Message, tag: str, text: str, verbatim: bool) -> str:
 
 
 def said_by_user(u: Unit, v: str, keys: tuple[str, ...], said: "Said", verbatim: bool = False,
-                 denials: bool = True) -> bool:
+                 denials: bool = True, contrast: tuple = ()) -> bool:
     """Whether the context presents what unit `u` holds (`keys`) as the user's, or as the agent's own
     note: a USER part always, an OTHER part never; any other text unless the unit attributes it to
     another source (`units.sourced`: a [Harness: x] label, 'from the watch'). The user's own words
@@ -97,10 +97,13 @@ def said_by_user(u: Unit, v: str, keys: tuple[str, ...], said: "Said", verbatim:
     '[Harness: relay] Never force-push' is not. `verbatim`: the keys are the user's own words (a quote),
     so the unit is a copy of them; else it is one when it holds six of their words in a row. `denials`:
     False for a rule's paraphrase, whose own denial is the rule ('try not to take a major version'):
-    only a source or a doubt disowns it there."""
+    only a source or a doubt disowns it there. `contrast`: a decision's rejected options, whose own
+    rejection beside the choice ('Keep REST (gRPC rejected)') is the choice's contrast, not a doubt about it."""
     if v != WORDING:
         return v == USER
     u = clause_of(u, keys)          # what the clause that holds them says, not another clause of the sentence
+    if contrast:
+        u = Unit(contrast_out(u.text, contrast), u.head, u.sentence, u.row)
     plain = u.scope
     for k in keys:
         plain = without(plain, k)
