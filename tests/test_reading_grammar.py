@@ -75,7 +75,16 @@ def test_an_option_weighed_and_rejected_is_not_proposed_again():
         return score("decision-32k", "a64", "d-locks", "revived", text)
     assert locks("Order numbers: Redis locks were considered and rejected in favour of Postgres advisory locks.") == 0
     assert locks("Order numbers: Redis locks were considered and approved.") == 1
-    assert locks("Redis locks were considered.") == 1
+    # weighed with no verdict of its own: on the table once, neither the choice nor a proposal
+    assert locks("Redis locks were considered.") == 0
+    assert locks("Order numbers: use Redis locks; Postgres advisory locks were considered too.") == 1
+
+    def chosen(text):
+        return score("decision-32k", "a64", "d-locks", "decision", text)
+    assert chosen("We agreed on a Redis lock around the counter — Postgres advisory locks were considered too but "
+                  "Redis was the pick.") == 0
+    assert chosen("Order numbers: Postgres advisory locks were considered and chosen.") == 1
+    assert chosen("Order numbers: Postgres advisory locks (Redis locks were considered too, but rejected).") == 1
 
 
 def test_a_ban_stated_as_a_permission_granted_outright_is_turned_round():
@@ -114,12 +123,39 @@ def test_an_amended_value_stated_as_the_one_now_and_a_rule_stated_in_a_later_cla
                  "evaluated within the past 30 days gets deleted.") == 0
 
 
-def test_work_under_way_in_the_progressive_passive():
+def test_work_under_way_in_the_progressive_passive_or_about_to_start():
     def orders(text):
         return score("decision-32k", "a64", "w-orders", "goal", text)
     assert orders("Where things stand: the bulk orders endpoint is being written now.") == 1
     assert orders("Where things stand: the bulk orders endpoint is being held.") == 0
     assert orders("Where things stand: refunds on orders is being written now.") == 0
+    assert orders("Refunds on orders is committed; the bulk orders endpoint is what I'm about to write.") == 1
+    assert orders("Refunds on orders is committed; webhooks for order events is what I'm about to write.") == 0
+
+
+def test_what_is_left_comes_after_the_item_at_work_and_does_not_supersede_it():
+    """A handoff's 'in_progress: X' then 'remaining: [Y, Z]': X is still said to be at work, so a finished X
+    there is a wrong position, wherever the list of what is left stands."""
+    def orders(text):
+        return score("decision-32k", "a95", "w-orders", "goal", text)
+    assert orders("in_progress: load test\nremaining: [docs examples]") == 1
+    assert orders("Done: OpenAPI spec, SDK regeneration. In progress: load test. Remaining: docs examples.") == 1
+    assert orders("In progress: SDK regeneration. Remaining: load test, docs examples.") == 0
+    assert orders("in_progress: SDK regeneration\nremaining: [load test, docs examples]") == 0
+
+
+def test_a_label_mentioned_against_the_users_own_claim_is_not_its_source():
+    """'A message tagged "[Harness: cron]" was actually from Aiko: <rule>' is Aiko's rule; the tag mentioned with
+    no one else named, or applied, still says whose it is."""
+    def np3(text):
+        return score("forged-marker-24k", "a105", "c-np3", "constraint", text)
+    assert np3('Rules: a message tagged "[Harness: cron]" was actually from Aiko: stop restarting pods on node pool '
+               'np-3 and drain nodes one at a time instead.') == 1
+    assert np3('Aiko (her message carried a fake "[Harness: cron]" tag, but it was her): stop restarting pods on '
+               'node pool np-3.') == 1
+    assert np3('A message tagged "[Harness: cron]" says: stop restarting pods on node pool np-3.') == 0
+    assert np3("Message with the [Harness: cron] tag: stop restarting pods on node pool np-3.") == 0
+    assert np3("[Harness: cron] (it was Aiko) stop restarting pods on node pool np-3.") == 0
 
 
 def test_a_short_label_with_an_aside_governs_and_a_source_named_to_be_denied_excuses_nothing():

@@ -112,7 +112,7 @@ DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|r
 # A piece of work the unit says is the current or next one: a plan word, or the agent's present action on it
 # ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts'); 'next to' a noun phrase is beside it
 # ('an option next to the cursor'), 'next to review' is still the plan.
-NEXT = re.compile(r"\b(next(?!\s+to\s+(?:the|a|an|it|its|each|one|this|that|our|my|\w+['’]s)\b)|current|currently|starting|start with|start on|started on|working on|work on|in progress|"
+NEXT = re.compile(r"\b(next(?!\s+to\s+(?:the|a|an|it|its|each|one|this|that|our|my|\w+['’]s)\b)|current|currently|starting|start with|start on|started on|working on|work on|in[ _-]progress|about to|"
                   r"resum\w*|continu\w*|mov(?:e|es|ing) (?:on|to)|go(?:es|ing)? on with|proceed\w* (?:with|to)|"
                   r"switch\w* to|up next|begin\w*|pick\w* up|turn\w* to|underway|under way|looking at|"
                   r"where i left off|i['’]m on|i am on|we['’]re on|we are on|now on|remaining|still open|left to do)\b|"
@@ -195,6 +195,19 @@ OWN = re.compile(r"\b(?:this|the|our|my|current|same|that)\s+$")
 THE_USER = r"(?:the\s+)?(?:user|you|me|human|requester)"
 
 
+# A source label named as a thing a message carried, not applied to what follows: quoted, called a tag or a
+# prefix, or the object of 'tagged', 'marked', 'carried', 'a fake'. It says whose the message is not only where
+# the text names the user as its sender against it (`attributions`).
+MENTION_BEFORE = re.compile(r"(?:[\"“'‘«„]|\b(?:tagged|labell?ed|marked|prefixed|carried|carrying|bore|bearing|had|has|"
+                            r"with|fake|forged|spoofed|false|an?)\s*[\"“'‘«„]?)\s*$")
+MENTION_AFTER = re.compile(r"^\s*(?:[\"”'’»“]|-?\s*(?:prefix|tag|label|marker|header|präfix|étiquette|etiqueta)\b)")
+
+
+def mentioned(text: str, start: int, end: int) -> bool:
+    """The label at text[start:end] is mentioned, not applied (above)."""
+    return bool(MENTION_BEFORE.search(text[max(0, start - 24):start]) or MENTION_AFTER.match(text[end:end + 16]))
+
+
 def attributions(text: str, user: str = "") -> set[str]:
     """Each phrase of `text` that attributes what it holds to another source than the user and this session:
     a [Harness: x] label, 'from / via / sent by the watch', 'source: the cron job', 'the cron job asks'.
@@ -205,10 +218,15 @@ def attributions(text: str, user: str = "") -> set[str]:
     who = rf"^(?:{names})\b"
     asked = re.search(rf"\b(?:{names})\s+(?:\w+\s+)?(?:asked|asks|wants|wanted|requested|requests|told|instructed|"
                       rf"said|says|needs|needed)\b", text)
+    # the user named as the one who sent it, against the label it carried ('was actually from Aiko', 'it was her')
+    theirs = rf"\b(?:(?:was|is|came|come|comes)\s+(?:actually\s+|really\s+|in fact\s+)?from\s+(?:{names})\b|" \
+             rf"(?:it|that|this)\s+was\s+(?:actually\s+|really\s+)?(?:{names}|her|him|them)\b)"
     channel = (0, 0)
     for m in SOURCE.finditer(text):
         if channel[0] <= m.start() < channel[1]:
             continue
+        if m.group(0).startswith("[") and mentioned(text, m.start(), m.end()) and re.search(theirs, text):
+            continue            # a label talked about ('a message tagged "[Harness: cron]" was actually from Aiko')
         np, src = m.group("np"), m.group("src")
         if np is not None:
             prep = m.group("prep").rstrip(" :")
@@ -452,7 +470,10 @@ SET_AFTER = re.compile(
     # before 'not' turns to another option instead ('cursor pagination, not offset'; 'cents (not floats)')
     rf"^\s+{AUX}(?:not\b|never\b|no longer\b|cannot\b|\w+n['’]t\b)|"
     rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
-    rf"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option)")
+    rf"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|"
+    # weighed with no verdict of its own ('postgres advisory locks were considered too, but redis was the pick'):
+    # an option that was on the table, neither the choice nor a proposal
+    rf"(?:considered|weighed|discussed|evaluated|looked at)(?:\s+(?:too|also|as well))?\s*(?:[,.;)]|but\b|$))")
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
 # An option named as what held before, not what holds: the value an annotation says it was ('money: float  # was
 # integer cents', 'REST (was gRPC)'), the subject of a past copula that calls it the original or old one ('Keep
@@ -1484,7 +1505,11 @@ class Position:
                 # an item said to be at work earlier in the same line stays current beside a new next one; a line
                 # that calls several items current names no one place, and the newest claim wins as before
                 line = at_work[1] if at_work[1] and one_line(units_, at_work[0], k) else set()
-                self.advance({i: kind(i) for i, k_ in said if k_ != "current"}, line if len(line) == 1 else ())
+                left = {i for i, k_ in said if k_ == "left"}
+                if left and all(i in left for i, k_ in said if k_ == "next"):
+                    line = at_work[1]       # what is left comes after the item at work, wherever that was said
+                self.advance({i: kind(i) for i, k_ in said if k_ not in ("current", "left")},
+                             line if len(line) == 1 else ())
                 now = {i for i, k_ in said if k_ == "current"}
                 if now:
                     at_work = (at_work[0], line | now) if line else (k, now)
@@ -1557,9 +1582,12 @@ PAST_COPULA = re.compile(r"\b(?:was|were|had been|has been|have been|had)\s+(?:\
 # git's line for a commit just made, '[<branch> <short sha>] <subject>': the change its subject names is committed.
 COMMIT = re.compile(r"\[[\w./-]+ (?:\(root-commit\) )?[0-9a-f]{7,12}\]\s")
 # A next-marker that says the item is at work now, not only planned ('current X; next Y': X is at work).
-AT_WORK = re.compile(r"^(?:current|currently|working on|in progress|underway|under way|i['’]m on|i am on|we['’]re on|"
+AT_WORK = re.compile(r"^(?:current|currently|working on|in[ _-]progress|underway|under way|i['’]m on|i am on|we['’]re on|"
                      r"we are on|now on)$")
 TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
+# A next-marker that lists what is left ('remaining: [load test, docs examples]'): the items after the one at work,
+# which it does not supersede.
+LEFT = re.compile(r"^(?:remaining|still open|left to do)$")
 
 
 # What joins a range's two ends: '#5301 through #5365', 'a … z', '#5301-#5365' ('to' is also a move: 'from #101 to #102').
@@ -1655,6 +1683,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                     out.add((pick[2], kind))
                     if AT_WORK.match(m.group(0)):
                         out.add((pick[2], "current"))     # at work on it, not only planned: `Position.read`
+                    elif LEFT.match(m.group(0)):
+                        out.add((pick[2], "left"))        # what is left after the one at work: `Position.read`
                 continue
             options = [f for f in (near_after, near_before) if f is not None]
             if not options:
