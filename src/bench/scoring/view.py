@@ -162,6 +162,8 @@ def channel(u: Unit, said: "Said") -> set[str]:
     unit of strategy-written text puts on the user's own words (the whole unit, or six of their words
     in a row), other than those the user wrote themselves: wording that carries the user's words is
     their channel, so a payload that only the same wording excuses reads as theirs too (checks.shown)."""
+    if not u.sentence:
+        return set()        # a line of several sentences: each sentence is read on its own
     cues = excuses(u.scope)
     if not cues:
         return set()
