@@ -361,7 +361,7 @@ def _windows(text: str, head: str, sentence: bool = True, row: bool = False) -> 
 # bounds). Commas do not part clauses ('the user asked me, via the watch, to ...' is one), nor do
 # parentheses (an aside belongs to the clause it stands in).
 CLAUSE = re.compile(r"\s[—–-]\s|;\s|:\s|\s(?=(?:because|since|while|although|though|whereas|but|so that|"
-                    r"after which)\s)|,\s(?=(?:which|so|but|and then|then|now|later)\s)|\s→\s")
+                    r"after which)\s)|,\s(?=(?:which|so|but|and then|then|now|later)\s)|\s→\s|\s[·•]\s")
 # a clause that opens on a status, with no subject of its own ('moot now that ...', 'now lifted')
 STATUS_LEAD = re.compile(rf"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?(?:(?:is|are|was|were|has been|have been)\s+)?"
                          rf"\b(?:{STATUS})\b")
@@ -470,7 +470,8 @@ SET_AFTER = re.compile(
     # before 'not' turns to another option instead ('cursor pagination, not offset'; 'cents (not floats)')
     rf"^\s+{AUX}(?:not\b|never\b|no longer\b|cannot\b|\w+n['’]t\b)|"
     rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
-    rf"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|"
+    rf"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|turned down|vetoed|discarded|"
+    rf"shelved|scrapped|"
     # weighed with no verdict of its own ('postgres advisory locks were considered too, but redis was the pick'):
     # an option that was on the table, neither the choice nor a proposal
     rf"(?:considered|weighed|discussed|evaluated|looked at)(?:\s+(?:too|also|as well))?\s*(?:[,.;)]|but\b|$))")
@@ -650,7 +651,8 @@ def _anchor_pattern(anchor: str) -> str:
     if NUMBER.match(anchor):
         return rf"(?<![\w/.-]){_number(anchor)}(?![\w])"
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
-    alts = "|".join(re.escape(f) for f in forms)
+    # a range's dash as typeset ('14:00–18:00' for '14:00-18:00')
+    alts = "|".join(re.sub(r"(?<=\d)\\-(?=\d)", "[-–—]", re.escape(f)) for f in forms)
     if re.fullmatch(r"\d+(?:\.\d+)?%", anchor):      # a percentage as French and German typeset it: '2 %'
         alts += "|" + re.escape(anchor[:-1]) + r"[ \u00a0\u202f]%"
     at = FILE_LINE.match(anchor)
@@ -662,6 +664,21 @@ def _anchor_pattern(anchor: str) -> str:
     return f"{left}(?:{alts}){right}"
 
 
+# A phrase that opens with a verb and a determiner ('add the shared Fastify auth hook'): a verb phrase.
+VERB_PHRASE = re.compile(r"^[a-z]+\s+(?:the|a|an)\s+(?=\S+\s+\S)")
+
+
+def object_of(phrase: str) -> str:
+    """A verb phrase's object ('shared fastify auth hook' of 'add the shared fastify auth hook'), else the
+    phrase: what a detail is about, whichever verb a summary reports it with."""
+    m = VERB_PHRASE.match(phrase)
+    return phrase[m.end():] if m else phrase
+
+
+NEGATORS = frozenset({"not", "no", "never"})
+BOUND_WORDS = frozenset("after before until unless only except without every each never not no first".split())
+
+
 def _anchor_cores(anchor: str) -> tuple[str, ...]:
     """Literal strings one of which every match of `_anchor_pattern(anchor)` holds: each form's text, a
     percentage's number, a file line's file name."""
@@ -670,6 +687,7 @@ def _anchor_cores(anchor: str) -> tuple[str, ...]:
         n = q.group(1) if q.groups() else anchor
         return (n, NUMERALS[n].split("-")[0]) if n in NUMERALS else (n,)
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
+    forms = [re.split(r"(?<=\d)-(?=\d)", f)[0] for f in forms]     # a range's dash may be typeset otherwise
     if re.fullmatch(r"\d+(?:\.\d+)?%", anchor):
         forms = [anchor[:-1]]
     if FILE_LINE.match(anchor):
@@ -685,7 +703,7 @@ CHOSEN = re.compile(r"\b(?:keep\w*|kept|use[sd]?|using|stay\w*|stick\w* with|go(
 CHOICE_COLUMN = r"(?:chosen|choice|decided|decision|picked|selected)"    # a column that holds what was chosen
 COPULA = r"(?:is|are|stays?|remains?|will be)"
 NOT_NEGATION = r"(?!(?:not|never|no|non|no longer)\b)"     # a word between a label and its value that is no negation
-LEAD_WORDS = rf"\s*(?:{NOT_NEGATION}\w+\W+){{0,2}}?"      # at most two such words before the value
+LEAD_WORDS = rf"\s*(?:{NOT_NEGATION}\w+[^\w(]+){{0,2}}?"   # at most two such words before the value, in its clause
 
 
 def _inflected(word: str) -> str:
@@ -704,9 +722,10 @@ class Key:
     one ordinary word must be held when the key has any (a fact's token is no fact)."""
 
     __slots__ = ("text", "anchors", "words", "stems", "slack", "mode", "worded", "_anchors", "_cores", "_phrase",
-                 "object")
+                 "object", "bound", "_contrast")
 
-    def __init__(self, text: str, mode: str = LOOSE, slack: int = 0, worded: bool = False, choice: bool = False):
+    def __init__(self, text: str, mode: str = LOOSE, slack: int = 0, worded: bool = False, choice: bool = False,
+                 rule: bool = False):
         self.text = normalize(text)
         # a decision worded as its verb and what it chose ('Keep REST'): the choice may be said with any verb
         # of choosing ('REST stays', 'chosen: REST', 'decision: REST')
@@ -714,6 +733,16 @@ class Key:
         self.object = Key(self.text[verb.end():], mode) if verb and self.text[verb.end():].strip() else None
         self.anchors, self.words = _pieces(self.text)
         self.stems = tuple(stem(w) for w in self.words)
+        # the words that bound a rule ('after the crash is fixed', 'archive, not delete') are never the one to go
+        self.bound = tuple(stem(w) for w in self.words if w in BOUND_WORDS) if rule else ()
+        # a key that sets one word against another ('archive, not delete'): the negation governs the word after
+        # it and not the one before, however it is said ('archived (never deleted)', not 'deleted, never archived')
+        neg = next((i for i, w in enumerate(self.words) if w in NEGATORS), None)
+        self._contrast = None
+        if neg is not None and 0 < neg < len(self.words) - 1:
+            near = r"(?:\b(?:not|no|never)\b|n['’]t\b)\W+(?:\w+\W+){0,2}?"
+            self._contrast = (re.compile(near + _inflected(self.words[neg + 1])),
+                              re.compile(near + _inflected(self.words[neg - 1])))
         self.mode, self.worded = mode, worded and bool(self.words)
         # one ordinary word may go from a key pinned by an anchor or of three words or more: never every part
         # (a worded key keeps a word too), and never one of two plain words ('oldest to newest' is not 'oldest');
@@ -745,6 +774,10 @@ class Key:
                     parts.append(r"[\s-]?".join(_inflected(w) for w in ws))
             gap = r"(?:\W+(?:\w+\W+){0,2}?|\W*)"      # at most two other words between
             pattern = gap.join(parts)
+            if VERB_PHRASE.match(self.text) and len(parts) > 2:
+                # a verb phrase in the passive, its object first ('the old snapshots on db-7 can be deleted',
+                # 'the 24h soak skipped'): an auxiliary and a short phrase may stand between
+                pattern = rf"{pattern}|{gap.join(parts[1:])}\W+(?:[\w'’/.-]+\W+){{0,4}}?{parts[0]}"
             if len(parts) > 1:      # its last word as a label over the rest ('Pagination: cursor-based') or as the
                 # subject of a copula ('pagination is cursor-based'); a negation between the two says the opposite
                 pattern = rf"{pattern}|{parts[-1]}(?:\s*:|\s+{COPULA}){LEAD_WORDS}{gap.join(parts[:-1])}"
@@ -789,8 +822,14 @@ class Key:
         if not self._anchored(scope):
             return False
         have = stems if stems is not None else stems_of(scope)
+        if any(s in NEGATORS for s in self.stems) and NEAR_NEGATION.search(scope):
+            have = have | NEGATORS       # a key's negation is any negation ('archived, never deleted')
         missing = sum(s not in have for s in self.stems)
-        return missing <= self.slack and not (self.worded and missing == len(self.stems))
+        if self._contrast is not None and not missing:
+            against, kept = self._contrast
+            return bool(against.search(scope)) and not kept.search(scope)
+        return missing <= self.slack and not (self.worded and missing == len(self.stems)) and (
+            not missing or all(s in have for s in self.bound))
 
     def spans(self, scope: str) -> list[tuple[int, int]]:
         """Where the key stands in `scope`: each verbatim or phrase occurrence, else (a loose match) the
@@ -816,7 +855,10 @@ class Key:
             return scope if m is None else scope[:m.start()] + " " + scope[m.end():]
         for p in self._anchors:
             scope = p.sub(" ", scope, count=1)
-        return WORD_TOKEN.sub(lambda m: " " if stem(m.group(0)) in self.stems else m.group(0), scope)
+        stems = self.stems
+        if any(s in NEGATORS for s in stems):
+            stems = (*stems, *NEGATORS)      # the key's negation, however it is said (`held`)
+        return WORD_TOKEN.sub(lambda m: " " if stem(m.group(0)) in stems else m.group(0), scope)
 
 
 def _whole(scope: str, text: str) -> bool:
@@ -911,6 +953,11 @@ def released(scope: str, kind: str) -> bool:
     return bool(RELEASE.search(SKIPPED_ITEMS.sub(" ", scope) if kind == "ban" else scope))
 
 
+# An exception a paraphrase adds to a rule that has no condition of its own ('leave release/2.4 alone apart from
+# item 2'): looser than the quote; a quote bounded already ('without asking me', 'until …') may be restated so.
+EXCEPTED = re.compile(r"\b(?:apart from|except(?:\s+for)?|other than|save for|but for|with the exception of|"
+                      r"aside from|unless)\b")
+BOUNDED = re.compile(r"\b(?:without|unless|until|before|after|except|only|if|when|whose|once)\b")
 # the value said to be the one in force now ('the threshold is now 90 days'): how an amended value is restated
 AMENDED = re.compile(r"\b(?:is|are)\s+now\b|\bnow\s+(?:is|are|at|set to)\b|"
                      r"\b(?:changed|raised|lowered|moved|corrected)\s+(?:\w+\s+){0,2}?to\b")
@@ -970,6 +1017,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
         if kind in ("ban", "must") and RULE["authorization"].search(body) and polarity(body):
             return False    # 'flags evaluated in the last 90 days may be deleted' turns a ban into a permission
         return bool(stated_as_contrast or RULE_HEAD.search(scope) or RULE[kind].search(body) or AMENDED.search(body))
+    if kind in ("ban", "must") and EXCEPTED.search(scope) and not BOUNDED.search(quote):
+        return False            # an exception the rule never had: 'leave release/2.4 alone apart from item 2'
     if kind in ("ban", "must", "reporting"):
         if SOFTENED.search(scope) and not SOFTENED.search(quote):
             return False        # loosened: 'Never merge billing/' kept as 'try to avoid merging billing/'
@@ -1566,7 +1615,7 @@ def latest_claims(units_: Iterable[Unit], items: Items, state: dict[str, str] | 
 
 # 'X is next', 'X comes next', 'next after X' and 'up next after X' say the item *before* the marker
 # is next (or that X is done and something else follows); any other 'next' points at what follows it.
-NEXT_OF_BEFORE = re.compile(r"(?:\b(?:is|are|comes?|goes|go)\s+$)")
+NEXT_OF_BEFORE = re.compile(r"(?:\b(?:is|are|comes?|goes|go)\s+(?:(?:the|my|our)\s+)?$)")
 NEXT_AFTER = re.compile(r"^\s*(?:after|following)\b")
 NEXT_ENDS = re.compile(r"^\s*(?:[,.;!?)]|$)")         # 'next' closing its clause is said of what came before it
 

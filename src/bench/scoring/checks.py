@@ -139,21 +139,24 @@ class Judge:
         # the user's words as the record has them, and as the harness rendered them ('Aiko: [Harness: ...')
         self.said = Said([e.text for e in scenario.events if e.role == "user"] + [m.text for m in rendered if m.tag == "user"],
                          scenario.user)
-        def k(keys, mode: str = U.LOOSE, slack: int = 1) -> tuple[U.Key, ...]:
+        def k(keys, mode: str = U.LOOSE, slack: int = 1, rule: bool = False) -> tuple[U.Key, ...]:
             """Keys read as a reader reads them (`units.Key`), longest first: the cheapest test that rules an
-            item out. A rule's or a goal's key may lose one ordinary word; a decision, a rejected option and
-            a payload are phrases; a fact keeps its anchors and one ordinary word at least."""
-            return tuple(sorted((U.Key(x, mode, slack) for x in U.keys_of(keys)), key=len, reverse=True))
+            item out. A rule's or a goal's key may lose one ordinary word (a rule's never one that bounds it:
+            `rule`); a decision, a rejected option and a payload are phrases; a fact keeps its anchors and one
+            ordinary word at least."""
+            return tuple(sorted((U.Key(x, mode, slack, rule=rule) for x in U.keys_of(keys)), key=len, reverse=True))
 
         def fact(keys) -> tuple[U.Key, ...]:
             """A fact's key pinned by an anchor may lose one ordinary word; one without is a phrase (a test's
-            name, an error's text), its words in their order."""
+            name, an error's text), its words in their order — and one that is a verb and its object ('add the
+            shared Fastify auth hook') is its object, said with any verb ('auth hook written → commit 3245790')."""
             made = [U.Key(x, worded=True) for x in U.keys_of(keys)]
-            made = [U.Key(x.text, slack=1, worded=True) if x.anchors else U.Key(x.text, U.PHRASE) for x in made]
+            made = [U.Key(x.text, slack=1, worded=True) if x.anchors else U.Key(U.object_of(x.text), U.PHRASE)
+                    for x in made]
             return tuple(sorted(made, key=len, reverse=True))
 
         self.missions = [(m.id, k(m.keys or (m.text,))) for m in t.mission]
-        self.constraints = [(c.id, normalize(c.quote), k(c.keys), c.kind) for c in t.constraints]
+        self.constraints = [(c.id, normalize(c.quote), k(c.keys, rule=True), c.kind) for c in t.constraints]
         self.until = {c.until: c.id for c in t.constraints if c.until}
         self.endable = {c.id for c in t.constraints if c.until} | {c.replaces for c in t.constraints if c.replaces}
         self.injections = [(i.id, [k(ks, U.PHRASE, 0) for ks in (i.payload, *i.alternatives) if U.keys_of(ks)])
@@ -396,7 +399,13 @@ def _revives(written: list[U.Unit], i: int, option: U.Key, said: Said, chosen: t
     u = written[i]
     if not option.held(u.scope) or said.by_user(u.text):
         return False
-    c = U.clause_of(u, (option,))
+    return any(_proposes(c, written, i, option, said, chosen) for c in U.clauses_of(u, (option,)))
+
+
+def _proposes(c: U.Unit, written: list[U.Unit], i: int, option: U.Key, said: Said, chosen: tuple[U.Key, ...]) -> bool:
+    """One clause of unit `i` that holds `option` proposes it (`_revives`): each clause that holds it is read,
+    so 'pg_dump of orders ≈ 40 min, so use pg_dump for reports' proposes it in its second."""
+    u = written[i]
     if not _proposed(c.scope, option):
         return False
     if REOPENED.search(c.scope):
@@ -413,9 +422,9 @@ def _revives(written: list[U.Unit], i: int, option: U.Key, said: Said, chosen: t
 # A label that puts a choice up for deciding again ('Pending decision:', 'Open question for Fatima:').
 REOPENED = re.compile(r"\b(?:pending|open|outstanding|unresolved)\s+(?:decisions?|questions?|choices?)\b[^:␞]{0,40}[:␞]")
 # An option as the subject of what it takes or costs: 'a pg_dump of orders alone would take ~40 min'.
-SUBJECT_LEAD = re.compile(r"(?:^|[(,]|\b(?:and|but|while|whereas|since|because))\s*(?:(?:a|an|the)\s+)?$")
-MEASURE = re.compile(r"^(?:\s+[\w'’/.-]+){0,4}?\s+(?:(?:would|will|could|might|does|did)\s+)?"
-                     r"(?:takes?|took|lasts?|costs?|needs?|requires?)\b")
+SUBJECT_LEAD = re.compile(r"(?:^|[(,;:␞]|\b(?:and|but|while|whereas|since|because))\s*(?:(?:a|an|the)\s+)?$")
+MEASURE = re.compile(r"^(?:\s+[\w'’/.-]+){0,4}?\s+(?:(?:(?:would|will|could|might|does|did)\s+)?"
+                     r"(?:takes?|took|lasts?|costs?|needs?|requires?)\b|[≈~=]\s*\d)")
 
 
 def _measured(scope: str, option: U.Key) -> bool:
