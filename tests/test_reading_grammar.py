@@ -242,3 +242,20 @@ def test_the_item_named_as_the_current_one():
         return score("withdrawal-32k", "a110", "w-flags", "goal", text)
     assert flags("Six flags are done; mobile.merge_lease_v8 is the current one, platform.persist_token_v4 after it.") == 1
     assert flags("Six flags are done; platform.persist_token_v4 is the current one.") == 0
+
+
+def test_a_weekday_abbreviated_is_the_day_and_another_day_is_another_rule():
+    rule = Key("thursdays 16:00-20:00 utc", slack=1, rule=True)
+    assert rule.held("payments freeze moved to thu 16:00–20:00 utc")
+    assert not rule.held("payments freeze moved to fri 16:00–20:00 utc")
+    assert rule.held("zahlungs-freeze: donnerstags 16:00–20:00 utc")     # no English day: the anchors pin it
+
+
+def test_an_aside_about_the_former_value_does_not_end_the_rule_beside_it():
+    def moved(text):
+        return score("migration-32k", "a86", "c-freeze-moved", "constraint", text)
+    assert moved("| Freeze | payments freeze moved to **Thu 16:00–20:00 UTC** (the old Friday 14–18 slot no longer "
+                 "applies) | Sofia (u4) | in force |") == 0.5
+    assert moved("Freeze: payments freeze moved to Thu 16:00–20:00 UTC (no longer applies).") == 0
+    assert moved("Rules: no cutovers during the payments freeze, Thu 16:00–20:00 UTC (the freeze no longer "
+                 "applies).") == 0

@@ -600,9 +600,19 @@ def _number(n: str) -> str:
     return f"(?:{re.escape(n)}|{word.replace('-', '[ -]?')})" if word else re.escape(n)
 
 
+_DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+# a weekday's abbreviation stands for the day ('Thu 16:00-20:00' for 'Thursdays 16:00-20:00'): a closed class
+_SHORT = {"tues": "tuesday", "weds": "wednesday", "thur": "thursday", "thurs": "thursday"}
+WEEKDAYS = {a: frozenset({stem(d), stem(d + "s")}) for a, d in [*((d[:3], d) for d in _DAYS), *_SHORT.items()]}
+
+
 def stems_of(text: str) -> frozenset[str]:
-    """The stems of a text's ordinary words (hyphenated and snake_case words split)."""
-    return frozenset(map(stem, set(WORD_TOKEN.findall(" ".join(SPLIT_WORD.split(text))))))
+    """The stems of a text's ordinary words (hyphenated and snake_case words split), a weekday's abbreviation
+    read as the day."""
+    words = set(WORD_TOKEN.findall(" ".join(SPLIT_WORD.split(text))))
+    out = frozenset(map(stem, words))
+    days = [WEEKDAYS[w] for w in words if w in WEEKDAYS]
+    return out.union(*days) if days else out
 
 
 # Words that carry no content of a key of their own: articles, prepositions, pronouns (a summary says 'Dana'
@@ -676,7 +686,11 @@ def object_of(phrase: str) -> str:
 
 
 NEGATORS = frozenset({"not", "no", "never"})
-BOUND_WORDS = frozenset("after before until unless only except without every each never not no first".split())
+# a rule's day is what it holds on: another day named in its place is another rule (a day in another language, or
+# none, leaves the rule's anchors to pin it)
+DAY_STEMS = frozenset(stem(d + x) for d in _DAYS for x in ("", "s"))
+BOUND_WORDS = frozenset("after before until unless only except without every each never not no first".split()
+                        + _DAYS + [d + "s" for d in _DAYS])
 
 
 def _anchor_cores(anchor: str) -> tuple[str, ...]:
@@ -829,7 +843,7 @@ class Key:
             against, kept = self._contrast
             return bool(against.search(scope)) and not kept.search(scope)
         return missing <= self.slack and not (self.worded and missing == len(self.stems)) and (
-            not missing or all(s in have for s in self.bound))
+            not missing or all(s in have or s in DAY_STEMS and not have & DAY_STEMS for s in self.bound))
 
     def spans(self, scope: str) -> list[tuple[int, int]]:
         """Where the key stands in `scope`: each verbatim or phrase occurrence, else (a loose match) the
@@ -991,6 +1005,7 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     comparing polarity (the parity of negation cues). The keys themselves are left out ('sign-off' is no
     reporting cue of its own). This is a lexical reading: it tells a kept rule from a lost or turned one
     in the common phrasings, and a judged probe is what tests a paraphrase's meaning."""
+    scope = asides_out(scope, keys)     # '(the old Friday slot no longer applies)' is said of the old slot
     if any(WAIVED.search(scope) and _waived(scope, k) and not _waived(quote, k) for k in keys):
         return False            # its condition waived: 'page Aiko for any alert, customer-facing or not'
     told = kind == "must" and any(imperative(scope, k) and imperative(quote, k) for k in keys)
@@ -1218,6 +1233,21 @@ REASON_ASIDE = re.compile(r"\(\s*(?:because\s+|since\s+|as\s+)?(?P<subject>[a-z]
                           r"(?!be\b)[^()]*\)")
 PRONOUN = re.compile(r"\b(?:i|we|you|he|she|it|they|this|that|these|those|which|who|one|nobody|no one|someone|"
                      r"rules?|constraints?|requirements?|polic(?:y|ies)|instructions?|requests?|messages?|quotes?)\b")
+
+
+# A bracketed aside whose subject is what held before ('(the old Friday 14–18 slot no longer applies)'): what it
+# says is said of the former value, not of the clause it sits in; '(no longer applies)', '(it was withdrawn)',
+# '(the freeze no longer applies)' say it of the clause.
+OWN_ASIDE = re.compile(r"\(\s*(?:the|an?)\s+(?:old|previous|former|earlier|original|initial|prior)\b[^()]*\)")
+
+
+def asides_out(text: str, keys: Iterable = ()) -> str:
+    """`text` without its asides that have a subject of their own (above) — one that names a word of `keys` (the
+    rule's: '(the freeze no longer applies)') is said of the rule and stays."""
+    if "(" not in text:
+        return text
+    words = {stem(w) for k in keys for w in (k.words if isinstance(k, Key) else _pieces(normalize(k))[1])}
+    return OWN_ASIDE.sub(lambda m: m.group(0) if words & stems_of(m.group(0)) else " ", text)
 
 
 def reasons_out(text: str, user: str = "") -> str:
