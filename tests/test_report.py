@@ -313,6 +313,13 @@ def test_the_methodology_states_the_scorers_agreement_computed_with_this_code(ru
     assert f"{fresh['n']} labels" in section
     for m, v in fresh["metrics"].items():
         assert f"| {m} | {v['n']} | {v['kappa']:.3f} |" in section, m
+    # and, beside it, the split never tuned on: the honest figure for wordings the corpus did not hold
+    from bench.scoring.agreement import UNSEEN
+    unseen = summary(UNSEEN)
+    assert f"`{unseen['labels']}`, {unseen['n']} labels" in section
+    unseen_part = section.split(unseen["labels"])[1]
+    for m, v in unseen["metrics"].items():
+        assert f"| {m} | {v['n']} | {v['kappa']:.3f} |" in unseen_part, m
 
 
 def test_a_report_without_figures_says_so_and_keeps_every_table(run, tmp_path):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bench.errors import BadInput
 from bench.report.render import Doc, Table
-from bench.scoring.agreement import summary
+from bench.scoring.agreement import UNSEEN, summary
 from bench.scoring.judge_calibration import read_result
 
 
@@ -26,13 +26,23 @@ def section(doc: Doc, commit: str, run_commit: str = "") -> None:
     doc.p(f"Every score above is the project's deterministic reader (docs/scoring.md), measured like an instrument "
           f"against careful human readers: on the test split of its labelled reading corpus (`{cal['labels']}`, "
           f"{cal['n']} labels by two readers who read the contexts, never the scorer; the rules were tuned on the "
-          f"dev split and on this split's disagreements, while `holdout.jsonl` beside it, written before the last "
-          f"changes to the readings, never was), the scorer{at}{other} agrees with the readers as below. κ is Cohen's kappa (1: always "
+          f"dev split and on this split's disagreements), the scorer{at}{other} agrees with the readers as below. κ is Cohen's kappa (1: always "
           f"agrees, 0: no better than chance); precision and recall take the reader's 1 (kept; for leakage, stale "
           f"and revived: found) as the positive class. `compaction-bench calibrate {cal['labels']}` reproduces it.")
+    doc.table(_table(cal))
+    unseen = summary(UNSEEN)
+    if unseen is not None:
+        doc.p(f"On summaries written afresh by a labeller who never saw the scorer, and never tuned on "
+              f"(`{unseen['labels']}`, {unseen['n']} labels), agreement is lower: the readings carry only partly to "
+              f"wordings the corpus did not hold, so read the figures above as an upper bound (docs/scoring.md, "
+              f"\"Calibration\", keeps the history).")
+        doc.table(_table(unseen))
+
+
+def _table(cal: dict) -> Table:
     rows = [[m, v["n"], v["kappa"], v["precision"], v["recall"]] for m, v in cal["metrics"].items()]
-    doc.table(Table(["metric", "labels", "kappa", "precision", "recall"], rows,
-                    f"The scorer against the readers, per metric, on {cal['labels']} ({cal['n']} labels)."))
+    return Table(["metric", "labels", "kappa", "precision", "recall"], rows,
+                 f"The scorer against the readers, per metric, on {cal['labels']} ({cal['n']} labels).")
 
 
 JUDGED = r"^judge \d|^failed to run: judge"
