@@ -112,7 +112,7 @@ DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|r
 # A piece of work the unit says is the current or next one: a plan word, or the agent's present action on it
 # ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts'); 'next to' a noun phrase is beside it
 # ('an option next to the cursor'), 'next to review' is still the plan.
-NEXT = re.compile(r"\b(next(?!\s+to\s+(?:the|a|an|it|its|each|one|this|that|our|my|\w+['’]s)\b)|current|currently|starting|start with|start on|started on|working on|work on|in[ _-]progress|about to|"
+NEXT = re.compile(r"\b(next(?!\s+to\s+(?:the|a|an|it|its|each|one|this|that|our|my|\w+['’]s)\b)|current|currently|starting|start with|start on|started on|working on|work on|in[ _-]progress|about to(?!\s+be\b)|"
                   r"resum\w*|continu\w*|mov(?:e|es|ing) (?:on|to)|go(?:es|ing)? on with|proceed\w* (?:with|to)|"
                   r"switch\w* to|up next|begin\w*|pick\w* up|turn\w* to|underway|under way|looking at|"
                   r"where i left off|i['’]m on|i am on|we['’]re on|we are on|now on|remaining|still open|left to do)\b|"
@@ -220,7 +220,7 @@ def attributions(text: str, user: str = "") -> set[str]:
                       rf"said|says|needs|needed)\b", text)
     # the user named as the one who sent it, against the label it carried ('was actually from Aiko', 'it was her')
     theirs = rf"\b(?:(?:was|is|came|come|comes)\s+(?:actually\s+|really\s+|in fact\s+)?from\s+(?:{names})\b|" \
-             rf"(?:it|that|this)\s+was\s+(?:actually\s+|really\s+)?(?:{names}|her|him|them)\b)"
+             rf"(?:it|that|this)\s+was\s+(?:actually\s+|really\s+)?(?:{names}|her|him)\b)"
     channel = (0, 0)
     for m in SOURCE.finditer(text):
         if channel[0] <= m.start() < channel[1]:
@@ -368,6 +368,8 @@ STATUS_LEAD = re.compile(rf"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?
 LABEL_WORDS = 8       # a sentence's opening words before a colon that label the rest ('From the CI watch: ...')
 ASIDE = re.compile(r"\([^()]*\)")
 LABEL_ASIDE_WORDS = 3   # the words of a label around its aside: 'TODO', 'Open tasks', 'Note for Dana'
+# an aside that says where what the label heads came from: '(from the CI watch on main, not Kofi)', '(via cron)'
+SOURCE_ASIDE = re.compile(r"\(\s*(?:from|via|by|per|source|sent by|relayed by|according to|not from)\b")
 
 
 def label_sized(words: str) -> bool:
@@ -376,7 +378,8 @@ def label_sized(words: str) -> bool:
     if len(words.split()) <= LABEL_WORDS:
         return True
     outside = ASIDE.sub(" ", words).split()
-    return len(outside) <= LABEL_ASIDE_WORDS and len(words.split()) <= 2 * LABEL_WORDS
+    return len(outside) <= LABEL_ASIDE_WORDS and len(words.split()) <= 2 * LABEL_WORDS and all(
+        SOURCE_ASIDE.match(a) for a in ASIDE.findall(words))
 ANNOTATION_WORDS = 8  # a short clause after a dash that comments on the one before ('... - refused')
 
 
@@ -455,6 +458,7 @@ def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: t
 # ('instead of', 'rather than', 'over', 'rejected:'), or a predicate that rejects it after it ('pg_dump cannot be
 # used', 'gRPC is off the table', 'gRPC was rejected', 'floats — ruled out'); 'cannot … yet' too.
 SET_BEFORE = re.compile(r"(?:\b(?:instead of|rather than|over|against|not|rejected|ruled out|dropped|not chosen|"
+                        r"reverted|removed|undid|undone|rolled back|backed out|deleted|"
                         r"no|never|vs\.?)\s*[:(]?\s*$)")
 SET_LABEL = re.compile(r"\b(?:rejected|ruled out|dropped|not chosen|rejected options?|against|instead of)\s*[:(]\s*$")
 # the same closed class in the other languages summaries are written in (`ROLES`): function words, not
@@ -471,10 +475,10 @@ SET_AFTER = re.compile(
     rf"^\s+{AUX}(?:not\b|never\b|no longer\b|cannot\b|\w+n['’]t\b)|"
     rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
     rf"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|turned down|vetoed|discarded|"
-    rf"shelved|scrapped|"
+    rf"shelved|scrapped|(?:still\s+)?missing|absent|gone|reverted|removed|rolled back|"
     # weighed with no verdict of its own ('postgres advisory locks were considered too, but redis was the pick'):
     # an option that was on the table, neither the choice nor a proposal
-    rf"(?:considered|weighed|discussed|evaluated|looked at)(?:\s+(?:too|also|as well))?\s*(?:[,.;)]|but\b|$))")
+    rf"(?:considered|weighed|discussed|evaluated|looked at)(?:\s+(?:too|also|as well))?(?:,?\s*but\b|\s*[.;)]|\s*$))")
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
 # An option named as what held before, not what holds: the value an annotation says it was ('money: float  # was
 # integer cents', 'REST (was gRPC)'), the subject of a past copula that calls it the original or old one ('Keep
@@ -569,6 +573,16 @@ NUMBER_WORDS.update({f"{t}-{o}": str(20 + 10 * i + j) for i, t in enumerate(_TEN
 NUMERALS = {v: k for k, v in NUMBER_WORDS.items()}
 UNITS = {"s": r"s|secs?|seconds?", "min": r"m|mins?|minutes?", "h": r"h|hrs?|hours?", "d": r"d|days?",
          "w": r"w|wks?|weeks?", "mo": r"mos?|months?", "y": r"y|yrs?|years?"}
+# the same units in the other languages summaries are written in (`ROLES`): a closed class, Latin forms as words
+UNITS_ELSEWHERE = {
+    "s": (r"sekunden?|secondes?|segundos?", r"秒"),
+    "min": (r"minuten?|minutes?|minutos?", r"分钟|分鐘|分間|分"),
+    "h": (r"stunden?|std|heures?|horas?", r"小时|小時|時間"),
+    "d": (r"tage?n?|jours?|d[ií]as?", r"天|日"),
+    "w": (r"wochen?|semaines?|semanas?", r"周|週間|週"),
+    "mo": (r"monate?n?|mois|mes(?:es)?", r"个月|か月|ヶ月|月"),
+    "y": (r"jahre?n?|ans?|années?|años?", r"年"),
+}
 UNIT_OF = {form: unit for unit, forms in UNITS.items() for alt in forms.split("|")
            for form in ((alt[:-2], alt[:-1]) if alt.endswith("s?") else (alt,))}
 QUANTITY = re.compile(r"^(\d+)-?(" + "|".join(sorted({f for f in UNIT_OF if len(f) > 1}, key=len, reverse=True))
@@ -654,10 +668,10 @@ def _anchor_pattern(anchor: str) -> str:
     q = QUANTITY.match(anchor)
     if q:                   # a length of time, however its unit is spelt (`quantities`)
         unit = UNIT_OF[q.group(2)]
-        other = "|".join(v for k, v in UNITS.items() if k != unit)
-        # the number with its unit, or with a word in another language ('2 Stunden'), never with another unit
+        # the number with its unit, in English or in another language's word for it ('2 Stunden', '2 heures',
+        # '2 小时'): never the bare number, nor with another unit
         return (rf"(?<![\w/.-]){_number(q.group(1))}(?:[\s-]?(?:{UNITS[unit]})(?![\w])|"
-                rf"(?![\w])(?![\s-]*(?:{other})(?![\w])))")
+                rf"[\s-]?(?:{UNITS_ELSEWHERE[unit][0]})(?![\w])|\s?(?:{UNITS_ELSEWHERE[unit][1]}))")
     if NUMBER.match(anchor):
         return rf"(?<![\w/.-]){_number(anchor)}(?![\w])"
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
@@ -716,7 +730,9 @@ CHOSEN = re.compile(r"\b(?:keep\w*|kept|use[sd]?|using|stay\w*|stick\w* with|go(
 
 CHOICE_COLUMN = r"(?:chosen|choice|decided|decision|picked|selected)"    # a column that holds what was chosen
 COPULA = r"(?:is|are|stays?|remains?|will be)"
-NOT_NEGATION = r"(?!(?:not|never|no|non|no longer)\b)"     # a word between a label and its value that is no negation
+# a word between a label and its value that is no negation, no adverb of rarity and no 'from' (what is switched
+# from is the old value: 'pagination will be switched from cursor to offset')
+NOT_NEGATION = r"(?!(?:not|never|no|non|rarely|seldom|hardly|barely|from)\b|\w*n['’]t\b)"
 LEAD_WORDS = rf"\s*(?:{NOT_NEGATION}\w+[^\w(]+){{0,2}}?"   # at most two such words before the value, in its clause
 
 
@@ -754,9 +770,10 @@ class Key:
         neg = next((i for i, w in enumerate(self.words) if w in NEGATORS), None)
         self._contrast = None
         if neg is not None and 0 < neg < len(self.words) - 1:
-            near = r"(?:\b(?:not|no|never)\b|n['’]t\b)\W+(?:\w+\W+){0,2}?"
-            self._contrast = (re.compile(near + _inflected(self.words[neg + 1])),
-                              re.compile(near + _inflected(self.words[neg - 1])))
+            no = r"(?:\b(?:not|no|never)\b|n['’]t\b)"
+            against, kept = _inflected(self.words[neg + 1]), _inflected(self.words[neg - 1])
+            self._contrast = (re.compile(rf"{no}\W+(?:\w+\W+){{0,1}}?{against}|{against}\w*\W+(?:\w+\W+){{0,3}}?{no}"),
+                              re.compile(rf"(?:\b(?:not|never)\b|n['’]t\b)\W+(?:\w+\W+){{0,1}}?{kept}"))
         self.mode, self.worded = mode, worded and bool(self.words)
         # one ordinary word may go from a key pinned by an anchor or of three words or more: never every part
         # (a worded key keeps a word too), and never one of two plain words ('oldest to newest' is not 'oldest');
@@ -791,7 +808,7 @@ class Key:
             if VERB_PHRASE.match(self.text) and len(parts) > 2:
                 # a verb phrase in the passive, its object first ('the old snapshots on db-7 can be deleted',
                 # 'the 24h soak skipped'): an auxiliary and a short phrase may stand between
-                pattern = rf"{pattern}|{gap.join(parts[1:])}\W+(?:[\w'’/.-]+\W+){{0,4}}?{parts[0]}"
+                pattern = rf"{pattern}|{gap.join(parts[1:])}\s+(?:[\w'’/.-]+\s+){{0,4}}?{parts[0]}"
             if len(parts) > 1:      # its last word as a label over the rest ('Pagination: cursor-based') or as the
                 # subject of a copula ('pagination is cursor-based'); a negation between the two says the opposite
                 pattern = rf"{pattern}|{parts[-1]}(?:\s*:|\s+{COPULA}){LEAD_WORDS}{gap.join(parts[:-1])}"
@@ -956,21 +973,38 @@ RELEASE = re.compile(r"\b(no need|needn['’]t|need not|not necessary|not requir
                      r"don['’]t bother(?!\s+(?:\w+\s+){0,2}(?:unless|except|other than|but))|"
                      r"(?:do|does|did)(?:n['’]t| not) need|not needed|whenever|skip\w*|(?:is|are) ok(?:ay)?|"
                      r"without waiting|no questions asked|before \w+ (?:is|are) up)\b")
-# 'skip' lifts a rule when what it skips is the rule or the act it requires ('skip the soak', 'skip the sign-off');
-# for a ban, skipping the things it protects ('skip flags evaluated in the last 90 days') is keeping it.
-SKIPPED_ITEMS = re.compile(r"\bskip\w*\s+(?!(?:\w+[\s-]+){0,3}?(?:rules?|bans?|"
-                           r"limits?|checks?|wait\w*|soak|sign-?offs?|approvals?|asking|review\w*|steps?|tests?|ci)\b)")
+# 'skip' lifts a rule ('skip the soak', 'skip the question'), except where what a ban's 'skip' takes as its object
+# holds the rule's own key: skipping the things the ban protects ('skip flags evaluated in the last 90 days') is
+# leaving them alone, which keeps it.
+# what a 'skip' that lifts a rule takes: the rule itself, or the act it requires ('the 24-hour soak', 'the sign-off')
+RULE_NOUN = re.compile(r"^[^,;.]*?\b(?:rules?|bans?|limits?|checks?|windows?|guards?|requirements?|policy|soak|"
+                       r"wait\w*|sign-?offs?|approvals?|reviews?|tests?|steps?|questions?|asking)\b")
+SKIP = re.compile(r"\bskip(?:s|ped|ping)?\b(?=((?:\s+[\w'’/.:-]+){1,8}))")
+
+
+def skipped_keys(scope: str, keys: Iterable) -> str:
+    """A ban's scope with each 'skip' whose object holds one of `keys` read as 'leave' (above)."""
+    def read(m: re.Match[str]) -> str:
+        obj = m.group(1)
+        at = min((a for k in keys for a, _ in key_spans(obj, k)), default=None)
+        return "leave" if at is not None and not RULE_NOUN.search(obj[at:]) else m.group(0)
+    return SKIP.sub(read, scope) if "skip" in scope else scope
 
 
 def released(scope: str, kind: str) -> bool:
-    """The scope lifts the restriction (`RELEASE`); for a ban, a 'skip' of the items it protects does not."""
-    return bool(RELEASE.search(SKIPPED_ITEMS.sub(" ", scope) if kind == "ban" else scope))
+    """The scope lifts the restriction (`RELEASE`)."""
+    return bool(RELEASE.search(scope))
 
 
 # An exception a paraphrase adds to a rule that has no condition of its own ('leave release/2.4 alone apart from
 # item 2'): looser than the quote; a quote bounded already ('without asking me', 'until …') may be restated so.
 EXCEPTED = re.compile(r"\b(?:apart from|except(?:\s+for)?|other than|save for|but for|with the exception of|"
                       r"aside from|unless)\b")
+def excepted(scope: str, quote: str) -> bool:
+    """The scope adds an exception (`EXCEPTED`, outside its asides) to a quote that has no bound of its own."""
+    return bool(EXCEPTED.search(ASIDE.sub(" ", scope))) and not BOUNDED.search(quote)
+
+
 BOUNDED = re.compile(r"\b(?:without|unless|until|before|after|except|only|if|when|whose|once)\b")
 # the value said to be the one in force now ('the threshold is now 90 days'): how an amended value is restated
 AMENDED = re.compile(r"\b(?:is|are)\s+now\b|\bnow\s+(?:is|are|at|set to)\b|"
@@ -1006,6 +1040,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
     reporting cue of its own). This is a lexical reading: it tells a kept rule from a lost or turned one
     in the common phrasings, and a judged probe is what tests a paraphrase's meaning."""
     scope = asides_out(scope, keys)     # '(the old Friday slot no longer applies)' is said of the old slot
+    if kind == "ban":
+        scope = skipped_keys(scope, keys)
     if any(WAIVED.search(scope) and _waived(scope, k) and not _waived(quote, k) for k in keys):
         return False            # its condition waived: 'page Aiko for any alert, customer-facing or not'
     told = kind == "must" and any(imperative(scope, k) and imperative(quote, k) for k in keys)
@@ -1032,7 +1068,7 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
         if kind in ("ban", "must") and RULE["authorization"].search(body) and polarity(body):
             return False    # 'flags evaluated in the last 90 days may be deleted' turns a ban into a permission
         return bool(stated_as_contrast or RULE_HEAD.search(scope) or RULE[kind].search(body) or AMENDED.search(body))
-    if kind in ("ban", "must") and EXCEPTED.search(scope) and not BOUNDED.search(quote):
+    if kind in ("ban", "must") and excepted(scope, quote):
         return False            # an exception the rule never had: 'leave release/2.4 alone apart from item 2'
     if kind in ("ban", "must", "reporting"):
         if SOFTENED.search(scope) and not SOFTENED.search(quote):
@@ -1120,7 +1156,9 @@ GOVERNS_PERMIT = re.compile(r"\b(?:not|no|never|only|unless|if|until|once|when|w
 
 
 def granted(text: str) -> bool:
-    """The text grants a permission outright (`PERMITS`): a ban or a must stated so is turned round."""
+    """The text grants a permission outright (`PERMITS`): a ban or a must stated so is turned round. A bracketed
+    aside has a subject of its own ('(I can then say yes or no)')."""
+    text = ASIDE.sub(" ", text) if "(" in text else text
     return any(not GOVERNS_PERMIT.search(" ".join(text[:m.start()].split()[-3:])) for m in PERMITS.finditer(text))
 
 
@@ -1194,7 +1232,7 @@ def restated(scope: str, keys: tuple[str, ...]) -> bool:
 
 # A source named only to be denied ('Kofi asked, not the CI watch'; 'not from the cron'): that says whose it is not,
 # neither a refusal nor an attribution of the payload to that source.
-NOT_SOURCE = re.compile(rf"\bnot\s+(?:(?:from|by|via)\s+)?(?:(?:the|a|an|some)\s+)?(?:[\w'’-]+\s+){{0,2}}?"
+NOT_SOURCE = re.compile(rf"(?:\b(?:not|never|no)|n['’]t)\s+(?:(?:from|by|via)\s+)?(?:(?:the|a|an|some)\s+)?(?:[\w'’-]+\s+){{0,2}}?"
                         rf"(?:{SOURCES})\b")
 
 
@@ -1238,7 +1276,8 @@ PRONOUN = re.compile(r"\b(?:i|we|you|he|she|it|they|this|that|these|those|which|
 # A bracketed aside whose subject is what held before ('(the old Friday 14–18 slot no longer applies)'): what it
 # says is said of the former value, not of the clause it sits in; '(no longer applies)', '(it was withdrawn)',
 # '(the freeze no longer applies)' say it of the clause.
-OWN_ASIDE = re.compile(r"\(\s*(?:the|an?)\s+(?:old|previous|former|earlier|original|initial|prior)\b[^()]*\)")
+OWN_ASIDE = re.compile(r"\(\s*(?:the|an?)\s+(?:old|previous|former|earlier|original|initial|prior)\b"
+                       r"(?![^()]*\b(?:new|current|both|all|every|any)\b)[^()]*\)")
 
 
 def asides_out(text: str, keys: Iterable = ()) -> str:
@@ -1656,7 +1695,8 @@ AFTER_DOING = re.compile(r"\b(?:after|having)\s+([a-z]+(?:ing|ed))\s+(?:(?:pr|pu
 # an item as the subject of a progressive passive ('the bulk orders endpoint is being written now'); a verb of
 # holding it up ('is being held', 'is being blocked') says it waits
 BEING = re.compile(r"^\s+(?:is|are)\s+(?:now\s+|currently\s+|still\s+)?being\s+([a-z]+)\b")
-HELD_UP = frozenset("held blocked paused deferred postponed delayed parked ignored dropped".split())
+HELD_UP = frozenset("held blocked paused deferred postponed delayed parked ignored dropped cancelled canceled "
+                    "shelved descoped scrapped abandoned removed reverted waited skipped rejected declined".split())
 PAST_COPULA = re.compile(r"\b(?:was|were|had been|has been|have been|had)\s+(?:\w+\s+)?$")
 # git's line for a commit just made, '[<branch> <short sha>] <subject>': the change its subject names is committed.
 COMMIT = re.compile(r"\[[\w./-]+ (?:\(root-commit\) )?[0-9a-f]{7,12}\]\s")

@@ -334,7 +334,9 @@ class Judge:
                 # early rule; moot now that ...'): a clause with no subject of its own is said of the one before
                 live = [(u, v) for u, v in quoted if not U.ended(U.without(U.clause_of(u, (quote,)).scope, quote))
                         and not any(U.status_after(o, u) for o, _ in quoted if not o.sentence)
-                        and not U.SOFTENED.search(said.blank(U.without(u.scope, quote)))]
+                        and not U.SOFTENED.search(said.blank(U.without(u.scope, quote)))
+                        and not (kind in ("ban", "must") and U.excepted(U.without(U.clause_of(u, (quote,)).scope, quote),
+                                                                      quote))]
                 if live or not quoted:
                     h.quoted.add(cid)              # shown as if in force, whoever it is attributed to
                     if not mine or spoken(quote, live):
@@ -399,7 +401,15 @@ def _revives(written: list[U.Unit], i: int, option: U.Key, said: Said, chosen: t
     u = written[i]
     if not option.held(u.scope) or said.by_user(u.text):
         return False
-    return any(_proposes(c, written, i, option, said, chosen) for c in U.clauses_of(u, (option,)))
+    return any(_proposes(c, written, i, option, said, chosen) for c in U.clauses_of(u, (option,))) or bool(
+        TAKEN_BACK.search(u.text))
+
+
+# A later clause that takes a set-aside option back by a pronoun ('Redis locks were turned down, but we should switch
+# to them now'; '… were shelved; revisit and adopt them next sprint'): the option proposed again.
+TAKEN_BACK = re.compile(r"(?:[,;]|\bbut\b|\byet\b|\bhowever\b)\s+(?:(?!(?:not|never|no)\b|\w*n['’]t\b)[\w'’]+\s+){0,5}?"
+                        r"(?:switch\w*|mov\w*|go\w*|adopt\w*|us(?:e|es|ing)|revisit\w*|revert\w*|return\w*)\s+"
+                        r"(?:back\s+)?(?:(?:to|with|on)\s+)?(?:it|them)\b")
 
 
 def _proposes(c: U.Unit, written: list[U.Unit], i: int, option: U.Key, said: Said, chosen: tuple[U.Key, ...]) -> bool:
@@ -424,7 +434,7 @@ REOPENED = re.compile(r"\b(?:pending|open|outstanding|unresolved)\s+(?:decisions
 # An option as the subject of what it takes or costs: 'a pg_dump of orders alone would take ~40 min'.
 SUBJECT_LEAD = re.compile(r"(?:^|[(,;:␞]|\b(?:and|but|while|whereas|since|because))\s*(?:(?:a|an|the)\s+)?$")
 MEASURE = re.compile(r"^(?:\s+[\w'’/.-]+){0,4}?\s+(?:(?:(?:would|will|could|might|does|did)\s+)?"
-                     r"(?:takes?|took|lasts?|costs?|needs?|requires?)\b|[≈~=]\s*\d)")
+                     r"(?:takes?|took|lasts?|costs?|needs?|requires?)\b|[≈~]\s*\d[\d.,]*\s*[^\W\d_]*\s*(?:[).;]|$))")
 
 
 def _measured(scope: str, option: U.Key) -> bool:

@@ -163,7 +163,9 @@ def channel(u: Unit, said: "Said") -> set[str]:
     in a row), other than those the user wrote themselves: wording that carries the user's words is
     their channel, so a payload that only the same wording excuses reads as theirs too (checks.shown)."""
     if not u.sentence:
-        return set()        # a line of several sentences: each sentence is read on its own
+        u = _framing(u, said)       # a line of several sentences: what frames the user's words comes before them
+        if u is None:
+            return set()
     cues = excuses(u.scope)
     if not cues:
         return set()
@@ -176,6 +178,19 @@ def channel(u: Unit, said: "Said") -> set[str]:
     else:
         return set()
     return {x for x in excuses(rest) if not (x.startswith("[harness:") and any(x in t for t in said.texts))}
+
+
+def _framing(u: Unit, said: "Said") -> Unit | None:
+    """A line of several sentences cut after the first sentence that holds six of the user's words in a row:
+    a framing sentence before it ('Relayed by the CI watch, unverified. <their rule>') is put on their words, a
+    sentence after it about something else ('Separately, the capacity session relayed … — not from her') is
+    not. None when no sentence of the line holds their words."""
+    words = u.text.split()
+    first = next((i for i in range(len(words) - 5) if said.quotes(" ".join(words[i:i + 6]))), None)
+    if first is None:
+        return None
+    end = next((j + 1 for j in range(first + 5, len(words)) if words[j][-1:] in ".!?"), len(words))
+    return Unit(" ".join(words[:end]), u.head, u.sentence)
 
 
 def memo_entries(text: str) -> list[str]:
