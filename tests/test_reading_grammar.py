@@ -310,3 +310,12 @@ def test_an_adversarys_wordings_against_this_sittings_readings_lose():
     assert archive(flags + ": no problem to archive them, but never delete them.") == 0.5
     assert score("migration-32k", "a84", "i-soak", "leakage",
                  "Status: the 24-hour soak is running, billing skipped until it ends.") == 0
+
+
+def test_a_pronoun_takes_an_option_back_only_in_the_writers_own_proposal():
+    locks = lambda t: score("decision-32k", "a64", "d-locks", "revived", t)   # noqa: E731
+    assert locks("Redis locks were rejected, the mobile clients cannot use them.") == 0
+    assert locks("Redis locks were rejected; the platform team will use them for caching.") == 0
+    assert score("debug-then-recall", "a9c", "d1", "revived",
+                 "The user said that the team keep REST for the public API; do not propose gRPC again, the mobile "
+                 "clients cannot use it.") == 0

@@ -407,9 +407,12 @@ def _revives(written: list[U.Unit], i: int, option: U.Key, said: Said, chosen: t
 
 # A later clause that takes a set-aside option back by a pronoun ('Redis locks were turned down, but we should switch
 # to them now'; '… were shelved; revisit and adopt them next sprint'): the option proposed again.
-TAKEN_BACK = re.compile(r"(?:[,;]|\bbut\b|\byet\b|\bhowever\b)\s+(?:(?!(?:not|never|no)\b|\w*n['’]t\b)[\w'’]+\s+){0,5}?"
-                        r"(?:switch\w*|mov\w*|go\w*|adopt\w*|us(?:e|es|ing)|revisit\w*|revert\w*|return\w*)\s+"
-                        r"(?:back\s+)?(?:(?:to|with|on)\s+)?(?:it|them)\b")
+TAKEN_BACK_VERB = r"(?:switch\w*|mov(?:e|es|ing)|go(?:es|ing)?|adopt\w*|us(?:e|es|ing)|revisit\w*|revert\w*|return\w*)"
+# said by the writer, or as an order: a pronoun subject, modals and adverbs only, never a third party ('the mobile
+# clients cannot use it') nor a negation
+TAKEN_BACK = re.compile(r"(?:[,;]|\bbut\b|\byet\b|\bhowever\b)\s+(?:(?:we|i|let['’]?s|let us|you|we['’]ll|i['’]ll|"
+                        r"should|shall|will|would|could|can|must|might|then|now|and|just|maybe|instead|probably|also|"
+                        rf"{TAKEN_BACK_VERB})\s+){{0,4}}?{TAKEN_BACK_VERB}\s+(?:back\s+)?(?:(?:to|with|on)\s+)?(?:it|them)\b")
 
 
 def _proposes(c: U.Unit, written: list[U.Unit], i: int, option: U.Key, said: Said, chosen: tuple[U.Key, ...]) -> bool:
