@@ -329,7 +329,7 @@ def units(text: str) -> list[Unit]:
             continue
         if not bullet:
             head = ""
-        sentences = [s for s in SENTENCE.split(body) if s.strip()]
+        sentences = _joined([s for s in SENTENCE.split(body) if s.strip()])
         # a label opening the line ('Ground rules from Ama: A; B.') governs each clause its semicolons part,
         # up to the first full stop: 'B' is read under it as 'A' is
         label = LINE_LABEL.match(sentences[0]) if len(sentences) > 1 else None
@@ -363,12 +363,17 @@ def _windows(text: str, head: str, sentence: bool = True, row: bool = False) -> 
 CLAUSE = re.compile(r"\s[—–-]\s|;\s|:\s|\s(?=(?:because|since|while|although|though|whereas|but|so that|"
                     r"after which)\s)|,\s(?=(?:which|so|but|and then|then|now|later)\s)|\s→\s|\s[·•]\s")
 # a clause that opens on a status, with no subject of its own ('moot now that ...', 'now lifted')
+# a clause that opens on an exception or a skip, with no subject of its own ('; except the ingress pods', '; skip
+# this during incidents'): said of the rule before it
+EXCEPTION_LEAD = re.compile(r"^(?:and\s+|but\s+)?(?:except|apart from|other than|save for|unless|skip\w*|but for|"
+                            r"aside from)\b")
 STATUS_LEAD = re.compile(rf"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?(?:(?:is|are|was|were|has been|have been)\s+)?"
                          rf"\b(?:{STATUS})\b")
 LABEL_WORDS = 8       # a sentence's opening words before a colon that label the rest ('From the CI watch: ...')
 ASIDE = re.compile(r"\([^()]*\)")
 LABEL_ASIDE_WORDS = 3   # the words of a label around its aside: 'TODO', 'Open tasks', 'Note for Dana'
 # an aside that says where what the label heads came from: '(from the CI watch on main, not Kofi)', '(via cron)'
+SPOKEN_ASIDE = re.compile(r"\(\s*(?:i|we|you|she|he|they)\b[^()]*\)")
 SOURCE_ASIDE = re.compile(r"\(\s*(?:from|via|by|per|source|sent by|relayed by|according to|not from)\b")
 
 
@@ -388,6 +393,18 @@ def status_after(line: "Unit", part: "Unit") -> bool:
     Omar's early rule; moot now that ...'): a clause with no subject of its own is said of the one before it."""
     i = line.text.find(part.text)
     return i >= 0 and part is not line and bool(STATUS_LEAD.match(line.text[i + len(part.text):].lstrip()))
+
+
+def _joined(sentences: list[str]) -> list[str]:
+    """A line's sentences, a clause after a semicolon that opens on an exception or a skip with no subject of its
+    own ('…; except the ingress pods', '…; skip this during incidents') kept with the one before: it is said of it."""
+    out: list[str] = []
+    for s in sentences:
+        if out and out[-1].rstrip().endswith(";") and EXCEPTION_LEAD.match(s):
+            out[-1] = f"{out[-1]} {s}"
+        else:
+            out.append(s)
+    return out
 
 
 def clause_of(u: "Unit", keys: Iterable, every: bool = False):
@@ -442,7 +459,8 @@ def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: t
         j += 1      # a comment on it ('— refused'), or the value of the label that holds it ('port: complete')
     # a clause with no subject of its own that opens on a status ending what came before ('"<rule>" - Omar's early
     # rule; moot now that no majors are left', '<rule>; no longer in force') is said of the clause before it
-    while j + 1 < len(bounds) and STATUS_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]]):
+    while j + 1 < len(bounds) and (STATUS_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]])
+                                   or EXCEPTION_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]])):
         j += 1
     labels = 0          # the sentence's opening labels, each short and closed by a colon ('Unconfirmed: From X: ...')
     while labels + 1 < len(bounds) and seps[labels + 1] == ":" \
@@ -670,8 +688,11 @@ def _anchor_pattern(anchor: str) -> str:
         unit = UNIT_OF[q.group(2)]
         # the number with its unit, in English or in another language's word for it ('2 Stunden', '2 heures',
         # '2 小时'): never the bare number, nor with another unit
-        return (rf"(?<![\w/.-]){_number(q.group(1))}(?:[\s-]?(?:{UNITS[unit]})(?![\w])|"
-                rf"[\s-]?(?:{UNITS_ELSEWHERE[unit][0]})(?![\w])|\s?(?:{UNITS_ELSEWHERE[unit][1]}))")
+        n = _number(q.group(1))
+        return (rf"(?:(?<![\w/.-]){n}(?:[\s-]?(?:[^\W\d_]+\s+)?(?:{UNITS[unit]})(?![\w])|"
+                rf"[\s-]?(?:{UNITS_ELSEWHERE[unit][0]})(?![\w])|\s?(?:{UNITS_ELSEWHERE[unit][1]}))|"
+                # a range's second number takes the unit said with its first ('from 30 days to 90')
+                rf"\b(?:{UNITS[unit]})\s+(?:up\s+)?to\s+{n}(?![\w]))")
     if NUMBER.match(anchor):
         return rf"(?<![\w/.-]){_number(anchor)}(?![\w])"
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
@@ -733,7 +754,10 @@ COPULA = r"(?:is|are|stays?|remains?|will be)"
 # a word between a label and its value that is no negation, no adverb of rarity and no 'from' (what is switched
 # from is the old value: 'pagination will be switched from cursor to offset')
 NOT_NEGATION = r"(?!(?:not|never|no|non|rarely|seldom|hardly|barely|from)\b|\w*n['’]t\b)"
-LEAD_WORDS = rf"\s*(?:{NOT_NEGATION}\w+[^\w(]+){{0,2}}?"   # at most two such words before the value, in its clause
+# at most two words before the value, of a closed class (adverbs, determiners, verbs of keeping): 'pagination is
+# still cursor-based'; never any other verb ('pagination: drop cursor-based, use offset')
+LEAD_WORDS = (r"\s*(?:(?:still|now|always|all|the|a|an|just|only|strictly|fully|purely|kept|keep|keeps|use|uses|using|"
+              r"stays?|remains?)\s+){0,2}?")
 
 
 def _inflected(word: str) -> str:
@@ -773,7 +797,8 @@ class Key:
             no = r"(?:\b(?:not|no|never)\b|n['’]t\b)"
             against, kept = _inflected(self.words[neg + 1]), _inflected(self.words[neg - 1])
             self._contrast = (re.compile(rf"{no}\W+(?:\w+\W+){{0,1}}?{against}|{against}\w*\W+(?:\w+\W+){{0,3}}?{no}"),
-                              re.compile(rf"(?:\b(?:not|never)\b|n['’]t\b)\W+(?:\w+\W+){{0,1}}?{kept}"))
+                              re.compile(rf"(?:\b(?:not|never)\b|n['’]t\b)\W+(?:\w+\W+){{0,1}}?{kept}|"
+                                         rf"\bno\s+(?:need\s+to\s+)?{kept}"))
         self.mode, self.worded = mode, worded and bool(self.words)
         # one ordinary word may go from a key pinned by an anchor or of three words or more: never every part
         # (a worded key keeps a word too), and never one of two plain words ('oldest to newest' is not 'oldest');
@@ -968,7 +993,7 @@ KIND_ROLES = {"ban": ("not", "bound", "only", "must"), "must": ("must", "bound",
 RULE = {k: re.compile(rf"\b(?:{v})\b" + (r"|n['’]t\b" if k in ("ban", "must") else "") + "|" + _roles(*KIND_ROLES[k]))
         for k, v in RULE_CUES.items()}
 # A restriction lifted ('no need to wait', 'is no problem', 'right away'), for bans, musts and reporting rules.
-RELEASE = re.compile(r"\b(no need|needn['’]t|need not|not necessary|not required|no longer|is fine|are fine|it['’]s fine|no problem|"
+RELEASE = re.compile(r"\b(no need|needn['’]t|need not|not necessary|not required|no longer|(?:is|are) (?:now |still |also )?fine|it['’]s fine|no problem|"
                      r"feel free|go ahead|right away|ok to|okay to|free to|optional|doesn['’]t matter|"
                      r"don['’]t bother(?!\s+(?:\w+\s+){0,2}(?:unless|except|other than|but))|"
                      r"(?:do|does|did)(?:n['’]t| not) need|not needed|whenever|skip\w*|(?:is|are) ok(?:ay)?|"
@@ -987,7 +1012,7 @@ def skipped_keys(scope: str, keys: Iterable) -> str:
     def read(m: re.Match[str]) -> str:
         obj = m.group(1)
         at = min((a for k in keys for a, _ in key_spans(obj, k)), default=None)
-        return "leave" if at is not None and not RULE_NOUN.search(obj[at:]) else m.group(0)
+        return "leave" if at is not None and not RULE_NOUN.search(obj) else m.group(0)
     return SKIP.sub(read, scope) if "skip" in scope else scope
 
 
@@ -1000,9 +1025,16 @@ def released(scope: str, kind: str) -> bool:
 # item 2'): looser than the quote; a quote bounded already ('without asking me', 'until …') may be restated so.
 EXCEPTED = re.compile(r"\b(?:apart from|except(?:\s+for)?|other than|save for|but for|with the exception of|"
                       r"aside from|unless)\b")
+def loosened_around(outside: str) -> bool:
+    """The words around a verbatim quote (`outside`, the quote blanked) add an exception or lift it ('<quote> —
+    skip it when pods crash-loop', '<quote>, except for dev dependencies'): whatever bound the quote has, what is
+    written around it is not the user's. An end ('no longer') is the status's to judge (`ended`, hedges and all)."""
+    return bool(EXCEPTED.search(outside)) or any(m.group(0) != "no longer" for m in RELEASE.finditer(outside))
+
+
 def excepted(scope: str, quote: str) -> bool:
-    """The scope adds an exception (`EXCEPTED`, outside its asides) to a quote that has no bound of its own."""
-    return bool(EXCEPTED.search(ASIDE.sub(" ", scope))) and not BOUNDED.search(quote)
+    """The scope adds an exception (`EXCEPTED`, in brackets too) to a quote that has no bound of its own."""
+    return bool(EXCEPTED.search(scope)) and not BOUNDED.search(quote)
 
 
 BOUNDED = re.compile(r"\b(?:without|unless|until|before|after|except|only|if|when|whose|once)\b")
@@ -1063,7 +1095,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
         # a contrast amends a rule's value ('make it 90 days, not 30' for a 30-day ban): it carries no polarity
         # of its own, so the paraphrase states the rule in either form — as a contrast, under a rule's label, or
         # with its kind's cue ('never delete a flag evaluated in the last 90 days') — lifting or allowing nothing
-        if set_aside or released(scope, kind) or SOFTENED.search(scope) and not SOFTENED.search(quote):
+        if set_aside or released(scope, kind) or SOFTENED.search(scope) and not SOFTENED.search(quote) or (
+                kind in ("ban", "must") and (excepted(scope, quote) or granted(body) and not granted(quote))):
             return False
         if kind in ("ban", "must") and RULE["authorization"].search(body) and polarity(body):
             return False    # 'flags evaluated in the last 90 days may be deleted' turns a ban into a permission
@@ -1156,9 +1189,9 @@ GOVERNS_PERMIT = re.compile(r"\b(?:not|no|never|only|unless|if|until|once|when|w
 
 
 def granted(text: str) -> bool:
-    """The text grants a permission outright (`PERMITS`): a ban or a must stated so is turned round. A bracketed
-    aside has a subject of its own ('(I can then say yes or no)')."""
-    text = ASIDE.sub(" ", text) if "(" in text else text
+    """The text grants a permission outright (`PERMITS`): a ban or a must stated so is turned round. An aside a
+    person speaks ('(I can then say yes or no)') grants nothing of the rule's."""
+    text = SPOKEN_ASIDE.sub(" ", text) if "(" in text else text
     return any(not GOVERNS_PERMIT.search(" ".join(text[:m.start()].split()[-3:])) for m in PERMITS.finditer(text))
 
 
@@ -1277,7 +1310,7 @@ PRONOUN = re.compile(r"\b(?:i|we|you|he|she|it|they|this|that|these|those|which|
 # says is said of the former value, not of the clause it sits in; '(no longer applies)', '(it was withdrawn)',
 # '(the freeze no longer applies)' say it of the clause.
 OWN_ASIDE = re.compile(r"\(\s*(?:the|an?)\s+(?:old|previous|former|earlier|original|initial|prior)\b"
-                       r"(?![^()]*\b(?:new|current|both|all|every|any)\b)[^()]*\)")
+                       r"(?![^()]*\b(?:new|current|both|all|every|any|again|still|back|restored|reinstated)\b)[^()]*\)")
 
 
 def asides_out(text: str, keys: Iterable = ()) -> str:

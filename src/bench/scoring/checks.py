@@ -335,8 +335,8 @@ class Judge:
                 live = [(u, v) for u, v in quoted if not U.ended(U.without(U.clause_of(u, (quote,)).scope, quote))
                         and not any(U.status_after(o, u) for o, _ in quoted if not o.sentence)
                         and not U.SOFTENED.search(said.blank(U.without(u.scope, quote)))
-                        and not (kind in ("ban", "must") and U.excepted(U.without(U.clause_of(u, (quote,)).scope, quote),
-                                                                      quote))]
+                        and not (kind in ("ban", "must", "reporting") and U.loosened_around(
+                            U.without(U.clause_of(u, (quote,)).scope, quote)))]
                 if live or not quoted:
                     h.quoted.add(cid)              # shown as if in force, whoever it is attributed to
                     if not mine or spoken(quote, live):
@@ -407,12 +407,18 @@ def _revives(written: list[U.Unit], i: int, option: U.Key, said: Said, chosen: t
 
 # A later clause that takes a set-aside option back by a pronoun ('Redis locks were turned down, but we should switch
 # to them now'; '… were shelved; revisit and adopt them next sprint'): the option proposed again.
-TAKEN_BACK_VERB = r"(?:switch\w*|mov(?:e|es|ing)|go(?:es|ing)?|adopt\w*|us(?:e|es|ing)|revisit\w*|revert\w*|return\w*)"
+TAKEN_BACK_VERB = (r"(?:switch\w*|mov(?:e|es|ing)|go(?:es|ing)?|adopt\w*|us(?:e|es|ing)|revisit\w*|revert\w*|return\w*|"
+                   r"add|reintroduc\w*|bring\s+back|restor\w*|replac\w*|try|pick)")
 # said by the writer, or as an order: a pronoun subject, modals and adverbs only, never a third party ('the mobile
 # clients cannot use it') nor a negation
 TAKEN_BACK = re.compile(r"(?:[,;]|\bbut\b|\byet\b|\bhowever\b)\s+(?:(?:we|i|let['’]?s|let us|you|we['’]ll|i['’]ll|"
                         r"should|shall|will|would|could|can|must|might|then|now|and|just|maybe|instead|probably|also|"
-                        rf"{TAKEN_BACK_VERB})\s+){{0,4}}?{TAKEN_BACK_VERB}\s+(?:back\s+)?(?:(?:to|with|on)\s+)?(?:it|them)\b")
+                        rf"{TAKEN_BACK_VERB})\s+){{0,4}}?{TAKEN_BACK_VERB}\s+(?:back\s+)?(?:(?:to|with|on)\s+)?"
+                        r"(?:it|them|that approach|that option|those|that)\b|"
+                        # a weighed or rejected option's own clause that turns to what it will do ('were considered,
+                        # but will replace advisory locks')
+                        r"\b(?:considered|rejected|turned down|removed|missing)\b[^.;]*?,?\s*but\s+(?:will|should|shall|"
+                        r"would|could|must|now)\b(?!\s+(?:not|never)\b)")
 
 
 def _proposes(c: U.Unit, written: list[U.Unit], i: int, option: U.Key, said: Said, chosen: tuple[U.Key, ...]) -> bool:

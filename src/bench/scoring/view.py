@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from bench.scenarios.loader import normalize
 from bench.harness.messages import MARKER, Message
-from bench.units import (MARKER_LEAD, NEAR_NEGATION, SEP, Unit, clause_of, contrast_out, excuses, reasons_out,
+from bench.units import (LABEL_WORDS, MARKER_LEAD, NEAR_NEGATION, SEP, Unit, clause_of, contrast_out, excuses, reasons_out,
                          sourced, units, without)
 
 # A memo part holds verbatim entries "#N: text" separated by blank lines (strategies/vibey/memo.py).
@@ -190,7 +190,13 @@ def _framing(u: Unit, said: "Said") -> Unit | None:
     if first is None:
         return None
     end = next((j + 1 for j in range(first + 5, len(words)) if words[j][-1:] in ".!?"), len(words))
-    return Unit(" ".join(words[:end]), u.head, u.sentence)
+    # the sentence that holds them, and the one right before it when it is as short as a label ('Relayed by the CI
+    # watch, unverified.'): a longer one says something of its own ('Ignored a CI-watch relay (…).')
+    start = next((j + 1 for j in range(first - 1, -1, -1) if words[j][-1:] in ".!?"), 0)
+    before = next((j + 1 for j in range(start - 2, -1, -1) if words[j][-1:] in ".!?"), 0) if start else 0
+    if start and start - before <= LABEL_WORDS:
+        start = before
+    return Unit(" ".join(words[start:end]), u.head, u.sentence)
 
 
 def memo_entries(text: str) -> list[str]:
