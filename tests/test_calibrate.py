@@ -117,15 +117,21 @@ def test_exit_codes_and_json_shape(tmp_path, capsys):
 # The floor CI holds the shipped corpus to, per split and per metric: each metric's κ measured at the commit that
 # set it, rounded down to just below it. A change to the readings that loses agreement with the readers on any
 # metric fails here; one that gains should raise the floor in the same commit (docs/scoring.md, "Calibration",
-# has the figures). `holdout` was written and labelled before the readings of issue 23 changed and is never
-# tuned on: its floor says the readings did not learn dev and test by heart.
+# has the figures). `holdout2` … `holdout4` were written by labellers who never saw the scorer; `holdout4` was
+# never tuned on (the report states it as the unseen figure), so its low floor is a measurement, not a target.
 FLOOR = {
     "dev": {"goal": 0.84, "constraint": 0.90, "fact": 0.99, "decision": 0.99, "leakage": 0.89, "stale": 0.86,
             "revived": 0.87},
     "test": {"goal": 0.86, "constraint": 0.81, "fact": 0.77, "decision": 0.83, "leakage": 0.85, "stale": 0.88,
              "revived": 0.90},
-    "holdout": {"goal": 0.86, "constraint": 0.73, "fact": 0.99, "decision": 0.72, "leakage": 0.89, "stale": 0.84,
-                "revived": 0.81},
+    "holdout": {"goal": 0.99, "constraint": 0.91, "fact": 0.99, "decision": 0.99, "leakage": 0.99, "stale": 0.84,
+                "revived": 0.99},
+    "holdout2": {"goal": 0.78, "constraint": 0.66, "fact": 0.67, "decision": 0.11, "leakage": 0.66, "stale": 0.99,
+                 "revived": 0.86},
+    "holdout3": {"goal": 0.58, "constraint": 0.67, "fact": 0.88, "decision": 0.67, "leakage": 0.51, "stale": 0.74,
+                 "revived": 0.84},
+    "holdout4": {"goal": 0.34, "constraint": 0.48, "fact": 0.90, "decision": 0.13, "leakage": 0.57, "stale": 0.25,
+                 "revived": 0.60},
 }
 
 
