@@ -407,15 +407,39 @@ def _joined(sentences: list[str]) -> list[str]:
     return out
 
 
-def clause_of(u: "Unit", keys: Iterable, every: bool = False):
+def clause_of(u: "Unit", keys: Iterable) -> "Unit":
     """The part of a unit that governs what `keys` hold: the smallest run of its clauses holding every key,
     with the sentence's label (its opening words before a colon, when short), a short annotation right after
     it behind a dash ('force-push main — refused'), and the heading. What another clause says — a reason, a
     refused request beside a rule, a source named for something else — is not said of the keys."""
+    found = _runs(u, keys)
+    if found is None:
+        return u
+    bounds, seps, runs = found
+    return _governing(u, bounds, seps, min(runs, key=lambda r: r[1] - r[0]))
+
+
+def clauses_of(u: "Unit", keys: Iterable) -> list["Unit"]:
+    """Every part of a unit that governs what `keys` hold (`clause_of`), where they stand in several clauses:
+    'originally 30 days, but she corrected that to 90 days, so nothing evaluated within the past 90 days gets
+    deleted' states the rule in its last clause, whatever the first says. Each run that holds the keys and no
+    shorter run inside it."""
+    found = _runs(u, keys)
+    if found is None:
+        return [u]
+    bounds, seps, runs = found
+    return [_governing(u, bounds, seps, r) for r in runs
+            if not any(o != r and r[0] <= o[0] and o[1] <= r[1] for o in runs)]
+
+
+def _runs(u: "Unit", keys: Iterable) -> tuple[list[tuple[int, int]], list[str], list[tuple[int, int]]] | None:
+    """`u`'s clauses (their bounds and the separators before them) and, from each clause on, the shortest run
+    that holds every key; None when the unit is one clause, or a key stands only in its heading or nowhere (the
+    unit as it is governs them)."""
     text = u.text
     cuts = [m.span() for m in CLAUSE.finditer(text)] if not u.row else []
     if not cuts:
-        return [u] if every else u
+        return None
     bounds, seps, start = [], [""], 0
     for a, b in cuts:
         bounds.append((start, a))
@@ -426,8 +450,8 @@ def clause_of(u: "Unit", keys: Iterable, every: bool = False):
     for k in keys:
         spans = key_spans(text, k)
         idx = {i for i, (a, b) in enumerate(bounds) for x, y in spans if x < b and y > a}
-        if not idx:             # the key stands in the heading, or nowhere: the unit as it is
-            return [u] if every else u
+        if not idx:
+            return None
         where.append(idx)
     runs = []
     for i in range(len(bounds)):
@@ -435,19 +459,7 @@ def clause_of(u: "Unit", keys: Iterable, every: bool = False):
             if all(any(i <= x <= j for x in idx) for idx in where):
                 runs.append((i, j))
                 break
-    if not runs:
-        return [u] if every else u
-    if every:       # each run of clauses that holds the keys and no shorter run inside it
-        runs = [r for r in runs if not any(o != r and r[0] <= o[0] and o[1] <= r[1] for o in runs)]
-        return [_governing(u, bounds, seps, r) for r in runs]
-    return _governing(u, bounds, seps, min(runs, key=lambda r: r[1] - r[0]))
-
-
-def clauses_of(u: "Unit", keys: Iterable) -> list["Unit"]:
-    """Every part of a unit that governs what `keys` hold (`clause_of`), where they stand in several clauses:
-    'originally 30 days, but she corrected that to 90 days, so nothing evaluated within the past 90 days gets
-    deleted' states the rule in its last clause, whatever the first says."""
-    return clause_of(u, keys, every=True)
+    return (bounds, seps, runs) if runs else None
 
 
 def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: tuple[int, int]) -> "Unit":
@@ -643,8 +655,8 @@ def stems_of(text: str) -> frozenset[str]:
     read as the day."""
     words = set(WORD_TOKEN.findall(" ".join(SPLIT_WORD.split(text))))
     out = frozenset(map(stem, words))
-    days = [WEEKDAYS[w] for w in words if w in WEEKDAYS]
-    return out.union(*days) if days else out
+    days = words & WEEKDAYS.keys()
+    return out.union(*(WEEKDAYS[d] for d in days)) if days else out
 
 
 # Words that carry no content of a key of their own: articles, prepositions, pronouns (a summary says 'Dana'
@@ -1000,8 +1012,8 @@ RELEASE = re.compile(r"\b(no need|needn['’]t|need not|not necessary|not requir
                      r"without waiting|no questions asked|before \w+ (?:is|are) up)\b")
 # 'skip' lifts a rule ('skip the soak', 'skip the question'), except where what a ban's 'skip' takes as its object
 # holds the rule's own key: skipping the things the ban protects ('skip flags evaluated in the last 90 days') is
-# leaving them alone, which keeps it.
-# what a 'skip' that lifts a rule takes: the rule itself, or the act it requires ('the 24-hour soak', 'the sign-off')
+# leaving them alone, which keeps it. What a 'skip' that lifts takes: the rule itself, or the act it requires ('the
+# 24-hour soak', 'the sign-off').
 RULE_NOUN = re.compile(r"^[^,;.]*?\b(?:rules?|bans?|limits?|checks?|windows?|guards?|requirements?|policy|soak|"
                        r"wait\w*|sign-?offs?|approvals?|reviews?|tests?|steps?|questions?|asking)\b")
 SKIP = re.compile(r"\bskip(?:s|ped|ping)?\b(?=((?:\s+[\w'’/.:-]+){1,8}))")
@@ -1016,15 +1028,12 @@ def skipped_keys(scope: str, keys: Iterable) -> str:
     return SKIP.sub(read, scope) if "skip" in scope else scope
 
 
-def released(scope: str, kind: str) -> bool:
-    """The scope lifts the restriction (`RELEASE`)."""
-    return bool(RELEASE.search(scope))
-
-
 # An exception a paraphrase adds to a rule that has no condition of its own ('leave release/2.4 alone apart from
 # item 2'): looser than the quote; a quote bounded already ('without asking me', 'until …') may be restated so.
 EXCEPTED = re.compile(r"\b(?:apart from|except(?:\s+for)?|other than|save for|but for|with the exception of|"
                       r"aside from|unless)\b")
+
+
 def loosened_around(outside: str) -> bool:
     """The words around a verbatim quote (`outside`, the quote blanked) add an exception or lift it ('<quote> —
     skip it when pods crash-loop', '<quote>, except for dev dependencies'): whatever bound the quote has, what is
@@ -1095,7 +1104,7 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
         # a contrast amends a rule's value ('make it 90 days, not 30' for a 30-day ban): it carries no polarity
         # of its own, so the paraphrase states the rule in either form — as a contrast, under a rule's label, or
         # with its kind's cue ('never delete a flag evaluated in the last 90 days') — lifting or allowing nothing
-        if set_aside or released(scope, kind) or SOFTENED.search(scope) and not SOFTENED.search(quote) or (
+        if set_aside or RELEASE.search(scope) or SOFTENED.search(scope) and not SOFTENED.search(quote) or (
                 kind in ("ban", "must") and (excepted(scope, quote) or granted(body) and not granted(quote))):
             return False
         if kind in ("ban", "must") and RULE["authorization"].search(body) and polarity(body):
@@ -1111,7 +1120,7 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
         if URGENT.search(quote):
             scope = URGENT.sub(" ", scope)      # 'roll back right away' says the quote's 'immediately'
         if RULE[kind].search(quote) and not RELEASE.search(quote) or ordered:
-            if released(scope, kind) or granted(body) and not granted(quote):
+            if RELEASE.search(scope) or granted(body) and not granted(quote):
                 return False
             # under a heading or label that names it a rule ('Rules: byte-for-byte identical shapes'), a
             # statement of the quote's polarity is the rule

@@ -332,11 +332,13 @@ class Judge:
                 # it ('Preferably come to me ...: <quote>'; a softener the user wrote is theirs and blanked)
                 # a sentence cut from its line is read with the status that follows it there ('"<rule>" - Omar's
                 # early rule; moot now that ...'): a clause with no subject of its own is said of the one before
-                live = [(u, v) for u, v in quoted if not U.ended(U.without(U.clause_of(u, (quote,)).scope, quote))
+                # (what the quote's clause says around it, read once for its status and its loosening)
+                live = [(u, v) for u, v, around in ((u, v, U.without(U.clause_of(u, (quote,)).scope, quote))
+                                                    for u, v in quoted)
+                        if not U.ended(around)
                         and not any(U.status_after(o, u) for o, _ in quoted if not o.sentence)
                         and not U.SOFTENED.search(said.blank(U.without(u.scope, quote)))
-                        and not (kind in ("ban", "must", "reporting") and U.loosened_around(
-                            U.without(U.clause_of(u, (quote,)).scope, quote)))]
+                        and not (kind in ("ban", "must", "reporting") and U.loosened_around(around))]
                 if live or not quoted:
                     h.quoted.add(cid)              # shown as if in force, whoever it is attributed to
                     if not mine or spoken(quote, live):

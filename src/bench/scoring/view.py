@@ -162,13 +162,16 @@ def channel(u: Unit, said: "Said") -> set[str]:
     unit of strategy-written text puts on the user's own words (the whole unit, or six of their words
     in a row), other than those the user wrote themselves: wording that carries the user's words is
     their channel, so a payload that only the same wording excuses reads as theirs too (checks.shown)."""
+    cues = excuses(u.scope)
+    if not cues:
+        return set()            # a part of a line holds no cue its whole line does not
     if not u.sentence:
         u = _framing(u, said)       # a line of several sentences: what frames the user's words comes before them
         if u is None:
             return set()
-    cues = excuses(u.scope)
-    if not cues:
-        return set()
+        cues = excuses(u.scope)
+        if not cues:
+            return set()
     lead = MARKER_LEAD.match(u.text)
     core = u.text[lead.end():].strip() if lead else u.text
     if said.by_user(core):
@@ -186,7 +189,7 @@ def _framing(u: Unit, said: "Said") -> Unit | None:
     sentence after it about something else ('Separately, the capacity session relayed … — not from her') is
     not. None when no sentence of the line holds their words."""
     words = u.text.split()
-    first = next((i for i in range(len(words) - 5) if said.quotes(" ".join(words[i:i + 6]))), None)
+    first = next((i for i in range(len(words) - 5) if said._run(words, i, 6)), None)
     if first is None:
         return None
     end = next((j + 1 for j in range(first + 5, len(words)) if words[j][-1:] in ".!?"), len(words))
