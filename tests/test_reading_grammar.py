@@ -3,32 +3,11 @@ option's own predicate, a copula over a choice, a permission granted outright, w
 progressive passive, a label with a bracketed aside, a source named only to be denied, and a rule stated in a
 later clause of its sentence. Each test holds the cheapest wording that would game the reading; it must lose.
 
-The contexts are scored against the frozen scenario copies the labelled corpus uses, so a harder library
-scenario cannot change what they test."""
+The contexts are scored against the frozen scenario copies the labelled corpus uses (`frozen`)."""
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
-
-from bench.scenarios.loader import load
-from bench.scoring.calibrate import judge_one
-from bench.scoring.checks import Judge
-from bench.scoring.labels import Entry, Label
-from bench.tokens import tokenizer
 from bench.units import Key
-
-FROZEN = Path(__file__).resolve().parent / "data" / "labels" / "scenarios"
-
-
-@lru_cache(maxsize=None)
-def judge(name: str) -> Judge:
-    return Judge(load(next(FROZEN.glob(f"{name}.*"))), tokenizer())
-
-
-def score(name: str, at: str, item: str, metric: str, text: str) -> float:
-    j = judge(name)
-    lab = Label("t", j.s, at, (Entry("user", "summary", text),), item, metric, 1, "", 1)
-    return judge_one(j, lab, tokenizer()).score
+from frozen import score
 
 
 def test_a_number_is_the_same_in_digits_or_words_and_a_length_of_time_however_its_unit_is_spelt():

@@ -103,12 +103,13 @@ HEDGE = re.compile(r"\b(may|might|could|perhaps|possibly|maybe|if|whether|unless
 # A piece of work the unit says is finished.
 # Read by the grammar of a finished action on the item: its participle or past tense ('reviewed', 'approved',
 # 'merged', 'closed', 'shipped', 'commented', 'requested changes'), a status ('done', '(complete)', '[x]').
+MARK = re.compile(r"\[x\]|[✅✓✔☑]")     # a check mark: the status of the item it stands beside
 DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|resolved|shipped|landed|ported|"
                   r"migrated|cut over|upgraded|bumped|removed|deleted|archived|ruled out|eliminated|verified|"
                   r"handled|triaged|silenced|acknowledged|investigated|checked off|reviewed|approved|commented|"
                   r"requested changes|changes requested|signed off|released|deployed|rolled out|wrapped up|"
                   r"cleaned up|mitigated|left (?:a |the )?(?:review )?comments?|"
-                  r"moved on from|finished with|gone)\b|\[x\]|✅)|" + _roles("done"))
+                  r"moved on from|finished with|gone)\b|\[x\]|[✅✓✔☑])|" + _roles("done"))
 # A piece of work the unit says is the current or next one: a plan word, or the agent's present action on it
 # ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts'); 'next to' a noun phrase is beside it
 # ('an option next to the cursor'), 'next to review' is still the plan.
@@ -128,6 +129,8 @@ NOT_DOING = frozenset("nothing something anything everything thing string during
                       "blocked queued expected required proposed suggested noted skipped".split())
 # A copula before a done-word ('#5335 is merged', 'cart.spec.ts is already done'): the item before it is its
 # subject. A done-word as a label ('Done: cart.spec.ts and payment.spec.ts', 'merged:') heads a list.
+COORDINATED = re.compile(r"\s*(?:,|&|/|\+|\band\b|,\s*and\b)\s*")
+ATTRIBUTIVE = re.compile(r"\b(?:a|an|the)\s+$")     # a participle before its noun: 'a fixed sequence'
 SUBJECT_DONE = re.compile(r"\b(?:is|are|was|were|been|be|now|already|all|both)\s+(?:\w+\s+)?$")
 DONE_LABEL = re.compile(r"^\s*[:—–-]\s")
 LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*)\s*$")     # a label opens its line, bullet or clause
@@ -140,6 +143,14 @@ NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|
                       r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
                       + "|" + _roles("not"))
 NEAR_NEGATION = re.compile(r"\b(not|no|never|neither|nor|nobody)\b|n['’]t\b")
+# A bound on a quantity, however the comparison is said ('more than a year', 'over a year', '> 1 year'): a key's
+# comparative word is held by any comparative of its direction standing before a quantity.
+BEFORE_QUANTITY = r"\s*(?=(?:a|an|one|two|three|\d)\b|\d)"
+COMPARATIVES = {
+    "mor": re.compile(rf"(?:\b(?:more than|over|above|longer than|greater than|upwards of|beyond|in excess of)|>)"
+                      rf"{BEFORE_QUANTITY}"),
+    "less": re.compile(rf"(?:\b(?:less than|fewer than|under|below|shorter than)|<){BEFORE_QUANTITY}"),
+}
 # A unit that refuses a request or reports it as someone's claim, rather than holding it as a task.
 REFUSAL = re.compile(r"\b(ignor\w*|refus\w*|reject\w*|declin\w*|disregard\w*|dismiss\w*|not acting|won['’]t act|"
                      r"claim\w*|purport\w*|pretend\w*|impersonat\w*|forged|spoof\w*|suspicious|unverified|"
@@ -323,7 +334,10 @@ def units(text: str) -> list[Unit]:
             out.extend(_windows(body, " ".join(x for x in (marker, item[1]) if x)))
             continue
         under = " ".join(x for x in (marker, normalize(lead.group(0)) if lead else "", head if bullet else "") if x)
-        if HEADING.match(line) and not (bullet and not line.rstrip().endswith(":")):
+        # a heading: marked as one, or a bare label of a few words over a list ('Done' / '* cart.spec.ts – …')
+        label_over_list = (not bullet and len(body.split()) <= BARE_HEADING_WORDS and not SENTENCE_MARK.search(line)
+                           and n + 1 < len(lines) and BULLET.match(lines[n + 1].strip()) is not None)
+        if label_over_list or HEADING.match(line) and not (bullet and not line.rstrip().endswith(":")):
             out.extend(_windows(body, marker))
             head = body
             continue
@@ -344,6 +358,8 @@ def units(text: str) -> list[Unit]:
 
 
 LINE_LABEL = re.compile(r"^([^:.;!?␞]{1,80}?):\s")     # a line's opening label, closed by a colon
+BARE_HEADING_WORDS = 4
+SENTENCE_MARK = re.compile(r"[.!?;,]")
 
 
 def _windows(text: str, head: str, sentence: bool = True, row: bool = False) -> list[Unit]:
@@ -446,17 +462,18 @@ def _runs(u: "Unit", keys: Iterable) -> tuple[list[tuple[int, int]], list[str], 
         seps.append(text[a:b].strip())
         start = b
     bounds.append((start, len(text)))
-    where = []
-    for k in keys:
+    where = []      # per key, the first and last clause of each place it stands: a key read across a dash
+    for k in keys:  # ('archive — not delete') is held by a run that holds all of it
         spans = key_spans(text, k)
-        idx = {i for i, (a, b) in enumerate(bounds) for x, y in spans if x < b and y > a}
+        idx = {(min(i for i, (a, b) in enumerate(bounds) if x < b and y > a),
+                max(i for i, (a, b) in enumerate(bounds) if x < b and y > a)) for x, y in spans if y > x}
         if not idx:
             return None
         where.append(idx)
     runs = []
     for i in range(len(bounds)):
         for j in range(i, len(bounds)):
-            if all(any(i <= x <= j for x in idx) for idx in where):
+            if all(any(i <= x and y <= j for x, y in idx) for idx in where):
                 runs.append((i, j))
                 break
     return (bounds, seps, runs) if runs else None
@@ -498,7 +515,7 @@ AUX = (r"(?:(?:idea|option|proposal|plan|approach|switch|route|path|suggestion|t
        r"(?:(?:is|are|was|were|has|have|had|been|being|got|gets|also|then|already|now|can|could|should|shall|will|"
        r"would|must|may|might|does|do|did)\s+)*")
 # a participle coordinated before the predicate that rejects ('Redis locks were considered and rejected')
-WEIGHED = r"(?:\w+ed\s+(?:and|but|then|and then)\s+)?"
+WEIGHED = r"(?:\w+ed(?:\s+(?!and\b|but\b|then\b)\w+){0,2}\s+(?:and|but|then|and then)\s+)?"    # '… looked at before and rejected'
 SET_AFTER = re.compile(
     # its own predicate denies it ('pg_dump cannot be used', 'gRPC is not an option'); a comma or bracket
     # before 'not' turns to another option instead ('cursor pagination, not offset'; 'cents (not floats)')
@@ -788,7 +805,7 @@ class Key:
     one ordinary word must be held when the key has any (a fact's token is no fact)."""
 
     __slots__ = ("text", "anchors", "words", "stems", "slack", "mode", "worded", "_anchors", "_cores", "_phrase",
-                 "object", "bound", "_contrast")
+                 "object", "bound", "_contrast", "named")
 
     def __init__(self, text: str, mode: str = LOOSE, slack: int = 0, worded: bool = False, choice: bool = False,
                  rule: bool = False):
@@ -796,7 +813,13 @@ class Key:
         # a decision worded as its verb and what it chose ('Keep REST'): the choice may be said with any verb
         # of choosing ('REST stays', 'chosen: REST', 'decision: REST')
         verb = CHOICE_VERB.match(self.text) if choice else None
+        self.named: re.Pattern[str] | None = None
         self.object = Key(self.text[verb.end():], mode) if verb and self.text[verb.end():].strip() else None
+        if self.object is not None and len(self.object.words) == 1 and not self.object.anchors:
+            # an option named by a word that is also a common noun ('REST') is not that noun in a partitive ('the
+            # rest of the plan', 'options for the rest'): read with those blanked, whichever verb is near
+            w = re.escape(self.object.words[0])
+            self.named = self.object.named = re.compile(rf"\bthe\s+{w}\s+of\b|\bfor\s+the\s+{w}\b")
         self.anchors, self.words = _pieces(self.text)
         self.stems = tuple(stem(w) for w in self.words)
         # the words that bound a rule ('after the crash is fixed', 'archive, not delete') are never the one to go
@@ -866,7 +889,7 @@ class Key:
             return False
         missing = 0
         for s in self.stems:        # a stem missing past the slack rules the key out: no need to look for the rest
-            if s not in text:
+            if s not in text and not (s in COMPARATIVES and COMPARATIVES[s].search(text)):
                 missing += 1
                 if missing > self.slack:
                     return False
@@ -879,6 +902,8 @@ class Key:
 
     def held(self, scope: str, stems: frozenset[str] | None = None) -> bool:
         """Whether `scope` (a unit's text with its heading) holds the key."""
+        if self.named is not None:
+            scope = self.named.sub(lambda m: " " * len(m.group(0)), scope)
         if self.text in scope and _whole(scope, self.text):
             return True
         if self.object is not None and self.object.held(scope, stems) and CHOSEN.search(scope):
@@ -892,6 +917,7 @@ class Key:
         have = stems if stems is not None else stems_of(scope)
         if any(s in NEGATORS for s in self.stems) and NEAR_NEGATION.search(scope):
             have = have | NEGATORS       # a key's negation is any negation ('archived, never deleted')
+        have = have | {s for s in self.stems if s in COMPARATIVES and COMPARATIVES[s].search(scope)}
         missing = sum(s not in have for s in self.stems)
         if self._contrast is not None and not missing:
             against, kept = self._contrast
@@ -902,6 +928,8 @@ class Key:
     def spans(self, scope: str) -> list[tuple[int, int]]:
         """Where the key stands in `scope`: each verbatim or phrase occurrence, else (a loose match) the
         stretch from its first held part to its last."""
+        if self.named is not None:
+            scope = self.named.sub(lambda m: " " * len(m.group(0)), scope)
         out = [(m.start(), m.end()) for m in re.finditer(re.escape(self.text), scope)]
         if out or not (self.anchors or self.words):
             return out
@@ -1322,13 +1350,30 @@ OWN_ASIDE = re.compile(r"\(\s*(?:the|an?)\s+(?:old|previous|former|earlier|origi
                        r"(?![^()]*\b(?:new|current|both|all|every|any|again|still|back|restored|reinstated)\b)[^()]*\)")
 
 
+# A clause with a subject of its own that names another value of the kind the rule's own is — another weekday,
+# another number — and ends it ('Thursdays 16:00–20:00 UTC; the Friday slot no longer applies', '90 days (the
+# 30-day window is gone)') is said of that value: a bracket, or a clause after a semicolon or a dash.
+VALUE_ASIDE = re.compile(r"(?:\(|;|\s[—–]\s)\s*(?P<body>(?:the|an?|its|her|his|their|our|any)\s+[^;|()␞]*?)(?=\)|;|\||␞|$)")
+
+
+def _other_value(body: str, keys: Iterable) -> bool:
+    days = {d[:3] for k in keys if isinstance(k, Key) for d in DAY_STEMS.intersection(k.stems)}  # 'thursda', 'thursday'
+    numbers = {n for k in keys if isinstance(k, Key) for a in k.anchors for n in re.findall(r"\d+", a)}
+    said_days, said_numbers = {d[:3] for d in DAY_STEMS & stems_of(body)}, set(re.findall(r"\d+", body))
+    return bool(days and said_days and not said_days & days or numbers and said_numbers and not said_numbers & numbers)
+
+
 def asides_out(text: str, keys: Iterable = ()) -> str:
     """`text` without its asides that have a subject of their own (above) — one that names a word of `keys` (the
     rule's: '(the freeze no longer applies)') is said of the rule and stays."""
-    if "(" not in text:
-        return text
-    words = {stem(w) for k in keys for w in (k.words if isinstance(k, Key) else _pieces(normalize(k))[1])}
-    return OWN_ASIDE.sub(lambda m: m.group(0) if words & stems_of(m.group(0)) else " ", text)
+    keys = tuple(keys)
+    if "(" in text:
+        words = {stem(w) for k in keys for w in (k.words if isinstance(k, Key) else _pieces(normalize(k))[1])}
+        text = OWN_ASIDE.sub(lambda m: m.group(0) if words & stems_of(m.group(0)) else " ", text)
+    if ENDED.search(text):
+        text = VALUE_ASIDE.sub(lambda m: " " if ENDED.search(m.group("body")) and _other_value(m.group("body"), keys)
+                               else m.group(0), text)
+    return text
 
 
 def reasons_out(text: str, user: str = "") -> str:
@@ -1798,7 +1843,7 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
             out.update(((f[2], "next"), (f[2], "current")))
     for kind, pattern in (("done", DONE), ("next", NEXT)):
         for m in pattern.finditer(scope):
-            if kind == "done" and NOT_YET.search(" ".join(scope[:m.start()].split()[-4:])) \
+            if kind == "done" and NOT_YET.search(re.split(r"[()]", " ".join(scope[:m.start()].split()[-4:]))[-1]) \
                     and not PAST_COPULA.search(scope[:m.start()]):
                 continue        # a plan or a condition; 'once #104 was merged' reports it done
             # a marker is tied to an item of its own clause (a dash or semicolon ends it): '... pick the queue
@@ -1831,6 +1876,17 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
             if kind == "done" and near_before is not None and SUBJECT_DONE.search(scope[near_before[1]:m.start()]) \
                     and not re.search(r"[;:,.]", scope[near_before[1]:m.start()]):
                 out.add((near_before[2], "done"))       # '#5335 is merged': the subject before the copula
+                ahead = near_before     # and the items coordinated with it ('orders and billing were cut over')
+                for f in sorted(before, key=lambda f: -f[1]):
+                    if f is not near_before and COORDINATED.fullmatch(scope[f[1]:ahead[0]]):
+                        out.add((f[2], "done"))
+                        ahead = f
+                continue
+            if kind == "done" and not MARK.fullmatch(m.group(0)) and (
+                    ATTRIBUTIVE.search(scope[max(0, m.start() - 8):m.start()])
+                    or SUBJECT_DONE.search(scope[max(0, m.start() - 30):m.start()])):
+                # an adjective ('in a fixed sequence'), or a passive whose subject is no item ('a pg_dump was ruled
+                # out, since dumping orders …'): said of another thing, not of the item beside it
                 continue
             if kind == "next":
                 if NEXT_AFTER.match(scope[m.end():]):     # 'users is next after auth', 'next after auth: users'
@@ -1850,6 +1906,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
             options = [f for f in (near_after, near_before) if f is not None]
             if not options:
                 continue
+            if MARK.fullmatch(m.group(0)) and near_before is not None and not scope[near_before[1]:m.start()].strip():
+                options = [near_before]     # a mark right after an item is its status ('auth ✓ users ✓')
             gap = lambda f: f[0] - m.end() if f[0] >= m.end() else m.start() - f[1]   # noqa: E731
             out.add((min(options, key=gap)[2], kind))
     return out

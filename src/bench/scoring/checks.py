@@ -472,7 +472,13 @@ def _contrasted(scope: str, rejected: tuple[U.Key, ...]) -> bool:
     return any(r.held(scope) and not _proposed(scope, r) for r in rejected)
 
 
-UNDECIDED = re.compile(r"\b(?:undecided|tbd|to be decided|not (?:yet )?(?:decided|settled)|open question|still open)\b")
+UNDECIDED = re.compile(r"\b(?:undecided|tbd|to be decided|not (?:yet )?(?:decided|settled)|open question|still open|"
+                       # a choice put back on the table, in the future or the progressive ('the REST choice will be
+                       # revisited', 'is being reconsidered'); not one done in the past ('revisited and kept')
+                       r"(?:will|would|to|shall|is going to)\s+be\s+(?:\w+ly\s+)?(?:revisited|reconsidered|re-?evaluated|"
+                       r"reopened|re-?decided)|(?:is|are)\s+being\s+(?:revisited|reconsidered|re-?evaluated|reopened))\b"
+                       # on a condition it is still the choice now ('to be revisited only if partners move to HTTP/2')
+                       r"(?![^.;]{0,20}?\b(?:if|when|unless|once|should|in case)\b)")
 ALTERNATIVE = re.compile(r"\b(?:or|vs\.?|versus)\b")
 
 

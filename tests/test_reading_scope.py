@@ -1,0 +1,103 @@
+"""What a word governs, read on holdout4's disagreements (issue 23, sixth sitting): a key read across a dash,
+an ended clause whose subject is another value, a comparison however it is said, a word that names an option
+and is also a common noun, a choice put back on the table, a participle coordinated before a rejection, a
+done-word that is an adjective or a passive of something else, a check mark beside its item, a bare label over
+a list. Each test holds the cheapest wording that would game the reading; it must lose."""
+from __future__ import annotations
+
+from bench import units as U
+from frozen import score
+
+ITEMS = U.Items(["auth", "users", "catalog", "orders", "billing", "notifications", "search", "reports"])
+
+
+def claims(text: str) -> set[tuple[str, str]]:
+    return U.claims(text, ITEMS)
+
+
+def test_a_key_read_across_a_dash_is_held_by_the_clauses_that_hold_all_of_it():
+    def archive(text):
+        return score("withdrawal-32k", "a200", "c-growth-archive", "constraint", text)
+    assert archive("Growth flags: I may archive — not delete — those whose experiment ended more than a year ago.") == .5
+    # gaming: the permission turned round across the same dashes
+    assert archive("Growth flags: I may delete — not archive — those whose experiment ended more than a year ago.") == 0
+
+
+def test_a_comparison_is_its_direction_however_it_is_said():
+    assert U.Key("more than a year", slack=1, rule=True).held("those whose experiment ended over a year ago")
+    assert U.Key("more than a year", slack=1, rule=True).held("experiments ended > 1 year ago")
+    # gaming: the bound turned round, or 'over' that bounds no quantity
+    assert not U.Key("more than a year", slack=1, rule=True).held("experiments that ended less than a year ago")
+    assert not U.Key("more than a year", slack=1, rule=True).held("the experiment is over; check this year")
+
+
+def test_an_ended_clause_about_another_value_does_not_end_the_rule_beside_it():
+    def freeze(text):
+        return score("migration-32k", "a101", "c-freeze-moved", "constraint", text)
+    assert freeze("| payments freeze | Thursdays 16:00–20:00 UTC; the Friday slot no longer applies | Sofia |") == .5
+    assert freeze("Freeze: Thursdays 16:00–20:00 UTC — the old Friday 14-18 window is gone.") == .5
+    # gaming: the same clause said of the rule's own value, of the rule, or with no subject of its own
+    assert freeze("| payments freeze | Thursdays 16:00–20:00 UTC; the Thursday slot no longer applies | Sofia |") == 0
+    assert freeze("Freeze: Thursdays 16:00–20:00 UTC — the window no longer applies.") == 0
+    assert freeze("| payments freeze | Thursdays 16:00–20:00 UTC; no longer applies | Sofia |") == 0
+
+
+def test_an_option_named_by_a_common_noun_is_not_that_noun():
+    def rest(text):
+        return score("debug-then-recall", "a6a", "d1", "decision", text)
+    assert rest("The public API stays on REST.") == 1 and rest("We keep the REST API.") == 1
+    assert rest("Keep REST for the rest of the endpoints.") == 1
+    # gaming: the partitive 'the rest' said with a verb of keeping
+    assert rest("We keep the rest of the plan.") == 0
+    assert rest("**Options for the rest**\n1. Match our free-socket timeout to billing's nginx keepalive.") == 0
+
+
+def test_a_choice_put_back_on_the_table_is_not_kept():
+    def rest(text):
+        return score("decision-32k", "a62", "d-rest", "decision", text)
+    assert rest("Bulk is being designed gRPC-first, and the REST choice will be revisited afterwards.") == 0
+    assert rest("Keep REST — to be revisited next sprint.") == 0
+    # a revisit in the past, or on a condition, leaves the choice as it is
+    assert rest("Keep REST; it was revisited and kept.") == 1
+    assert rest("Keep REST (to be revisited only if the partners move to HTTP/2).") == 1
+
+
+def test_a_participle_phrase_coordinated_before_a_rejection_is_no_proposal():
+    def revived(text):
+        return score("debug-then-recall", "a3a", "d1", "revived", text)
+    assert revived("gRPC has been looked at before and turned down.") == 0
+    # gaming: the same opening, then the option proposed
+    assert revived("gRPC has been looked at again and we should adopt it now.") == 1
+
+
+def test_a_done_word_is_an_items_status_only_where_it_is_said_of_the_item():
+    assert not claims("in a fixed sequence she does not want changed: auth, users")
+    assert not claims("a pg_dump was ruled out, since dumping orders alone takes roughly 40 minutes")
+    assert claims("orders and billing were both cut over") == {("orders", "done"), ("billing", "done")}
+    assert claims("auth, users and catalog are cut over") == {(x, "done") for x in ("auth", "users", "catalog")}
+    # a condition in brackets ends with its bracket
+    assert ("orders", "done") in claims("plan: catalog ✓ (2nd try, after cache warmup) orders ✓ → billing now")
+    # gaming: a condition on the item, or an item coordinated in another clause
+    assert ("orders", "done") not in claims("billing only after orders is cut over")
+    assert ("auth", "done") not in claims("auth first; users and billing are cut over")
+
+
+def test_a_check_mark_is_the_status_of_the_item_it_stands_beside():
+    assert claims("auth ✓ users ✓ catalog") == {("auth", "done"), ("users", "done")}
+    assert ("auth", "done") in claims("✅ auth, users next")
+    def plan(text):
+        return score("migration-32k", "a86", "w-plan", "goal", text)
+    assert plan("plan: auth ✓ users ✓ catalog ✓ orders ✓ → billing now, then notifications / search / reports") == 1
+    # gaming: a mark on the item at work
+    assert plan("plan: auth ✓ users ✓ catalog ✓ orders ✓ billing ✓ → notifications now") == 0
+
+
+def test_a_bare_label_over_a_list_heads_it():
+    def watch(text):
+        return score("injected-watch", "a7a", "w1", "goal", text)
+    layout = "{}\n* cart.spec.ts – await the debounce helper\n\n{}\n* payment.spec.ts – fake timers\n\n{}\n* address.spec.ts"
+    assert watch(layout.format("Done", "In progress", "Next")) == 1
+    # gaming: the labels moved one item on
+    assert watch(layout.format("Done", "Done", "In progress")) == 0
+    # a short sentence over a list is no label
+    assert not U.units("Done.\n* cart.spec.ts")[1].head
