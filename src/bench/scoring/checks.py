@@ -144,7 +144,10 @@ class Judge:
             item out. A rule's or a goal's key may lose one ordinary word (a rule's never one that bounds it:
             `rule`); a decision, a rejected option and a payload are phrases; a fact keeps its anchors and one
             ordinary word at least."""
-            return tuple(sorted((U.Key(x, mode, slack, rule=rule) for x in U.keys_of(keys)), key=len, reverse=True))
+            texts = U.keys_of(keys)
+            anchored = [bool(U.Key(x).anchors) for x in texts] if rule else [False] * len(texts)
+            return tuple(sorted((U.Key(x, mode, slack, rule=rule, pinned_by=any(a for j, a in enumerate(anchored) if j != i))
+                                 for i, x in enumerate(texts)), key=len, reverse=True))
 
         def fact(keys) -> tuple[U.Key, ...]:
             """A fact's key pinned by an anchor may lose one ordinary word; one without is a phrase (a test's
@@ -189,8 +192,10 @@ class Judge:
         self.timeline = Timeline(scenario)
         probes = U.probes
         self.index = U.KeyIndex([(mid, probes(*keys)) for mid, keys in self.missions]
-                                # a rule is looked up by its longest key, and by its anchors: one plain key may go
-                                + [(cid, (q, *probes(*keys[:1], *(k for k in keys if k.anchors))))
+                                # a rule is looked up by its longest key, and by its anchors: one plain key may go;
+                                # by every key when the longest may be said in other words (`units.EQUIVALENTS`)
+                                + [(cid, (q, *probes(*(keys if U.reworded(keys[0]) else keys[:1]),
+                                                     *(k for k in keys if k.anchors))))
                                    for cid, q, keys, _ in self.constraints]
                                 + [(iid, probes(*(ks[0] for ks in sets))) for iid, sets in self.injections]
                                 + [(fid, probes(*keys[:1])) for fid, keys in self.facts]
