@@ -75,6 +75,8 @@ def test_a_done_word_is_an_items_status_only_where_it_is_said_of_the_item():
     assert not claims("a pg_dump was ruled out, since dumping orders alone takes roughly 40 minutes")
     assert claims("orders and billing were both cut over") == {("orders", "done"), ("billing", "done")}
     assert claims("auth, users and catalog are cut over") == {(x, "done") for x in ("auth", "users", "catalog")}
+    # a subject that counts the work's items is theirs
+    assert ("orders", "done") in claims("4 of 8 services are cut over — most recently orders")
     # a condition in brackets ends with its bracket
     assert ("orders", "done") in claims("plan: catalog ✓ (2nd try, after cache warmup) orders ✓ → billing now")
     # gaming: a condition on the item, or an item coordinated in another clause

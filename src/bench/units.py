@@ -130,6 +130,8 @@ NOT_DOING = frozenset("nothing something anything everything thing string during
 # A copula before a done-word ('#5335 is merged', 'cart.spec.ts is already done'): the item before it is its
 # subject. A done-word as a label ('Done: cart.spec.ts and payment.spec.ts', 'merged:') heads a list.
 COORDINATED = re.compile(r"\s*(?:,|&|/|\+|\band\b|,\s*and\b)\s*")
+COUNTED = re.compile(r"(?:\b\d+|\b(?:all|both|each|every|first|last|remaining|rest|none|several|most))\b"
+                     r"(?:\s+\S+){0,4}\s+(?:is|are|was|were|been|be|now|already|all|both)\s+(?:\w+\s+)?$")
 ATTRIBUTIVE = re.compile(r"\b(?:a|an|the)\s+$")     # a participle before its noun: 'a fixed sequence'
 SUBJECT_DONE = re.compile(r"\b(?:is|are|was|were|been|be|now|already|all|both)\s+(?:\w+\s+)?$")
 DONE_LABEL = re.compile(r"^\s*[:—–-]\s")
@@ -1914,9 +1916,11 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                 continue
             if kind == "done" and not MARK.fullmatch(m.group(0)) and (
                     ATTRIBUTIVE.search(scope[max(0, m.start() - 8):m.start()])
-                    or SUBJECT_DONE.search(scope[max(0, m.start() - 30):m.start()])):
+                    or SUBJECT_DONE.search(scope[max(0, m.start() - 30):m.start()])
+                    and not COUNTED.search(scope[max(0, m.start() - 40):m.start()])):
                 # an adjective ('in a fixed sequence'), or a passive whose subject is no item ('a pg_dump was ruled
-                # out, since dumping orders …'): said of another thing, not of the item beside it
+                # out, since dumping orders …'): said of another thing, not of the item beside it; a subject that
+                # counts the work's items is theirs ('13 of 16 flags are cleaned up — most recently X')
                 continue
             if kind == "next":
                 if NEXT_AFTER.match(scope[m.end():]):     # 'users is next after auth', 'next after auth: users'
