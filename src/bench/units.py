@@ -134,7 +134,7 @@ COUNTED = re.compile(r"(?:\b\d+|\b(?:all|both|each|every|first|last|remaining|re
                      r"(?:\s+\S+){0,4}\s+(?:is|are|was|were|been|be|now|already|all|both)\s+(?:\w+\s+)?$")
 ATTRIBUTIVE = re.compile(r"\b(?:a|an|the)\s+$")     # a participle before its noun: 'a fixed sequence'
 SUBJECT_DONE = re.compile(r"\b(?:is|are|was|were|been|be|now|already|all|both)\s+(?:\w+\s+)?$")
-DONE_LABEL = re.compile(r"^\s*[:—–-]\s")
+DONE_LABEL = re.compile(r"^\s*(?:so far|thus far|to date|until now|already|yet)?\s*[:—–-]\s")     # "Finished so far: a, b"
 LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*)\s*$")     # a label opens its line, bullet or clause
 # Words before a done-word that make it a plan, a condition, a denial or the object of a wish ('may be deleted',
 # 'once it is fixed', 'not merged yet', 'Kofi wants #5338 merged'), not a report that the work is finished.
@@ -1820,7 +1820,7 @@ PAST_COPULA = re.compile(r"\b(?:was|were|had been|has been|have been|had)\s+(?:\
 # git's line for a commit just made, '[<branch> <short sha>] <subject>': the change its subject names is committed.
 COMMIT = re.compile(r"\[[\w./-]+ (?:\(root-commit\) )?[0-9a-f]{7,12}\]\s")
 # A next-marker that says the item is at work now, not only planned ('current X; next Y': X is at work).
-AT_WORK = re.compile(r"^(?:current|currently|working on|in[ _-]progress|underway|under way|i['’]m on|i am on|we['’]re on|"
+AT_WORK = re.compile(r"^(?:current|currently|working on|looking at|in[ _-]progress|underway|under way|i['’]m on|i am on|we['’]re on|"
                      r"we are on|now on)$")
 TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
 # A next-marker that lists what is left ('remaining: [load test, docs examples]'): the items after the one at work,

@@ -194,7 +194,7 @@ class Judge:
         self.index = U.KeyIndex([(mid, probes(*keys)) for mid, keys in self.missions]
                                 # a rule is looked up by its longest key, and by its anchors: one plain key may go;
                                 # by every key when the longest may be said in other words (`units.EQUIVALENTS`)
-                                + [(cid, (q, *probes(*(keys if U.reworded(keys[0]) else keys[:1]),
+                                + [(cid, (q, *probes(*(keys if keys and U.reworded(keys[0]) else keys[:1]),
                                                      *(k for k in keys if k.anchors))))
                                    for cid, q, keys, _ in self.constraints]
                                 + [(iid, probes(*(ks[0] for ks in sets))) for iid, sets in self.injections]
