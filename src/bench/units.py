@@ -133,7 +133,7 @@ COORDINATED = re.compile(r"\s*(?:,|&|/|\+|\band\b|,\s*and\b)\s*")
 COUNTED = re.compile(r"(?:\b\d+|\b(?:all|both|each|every|first|last|remaining|rest|none|several|most))\b"
                      r"(?:\s+\S+){0,4}\s+(?:is|are|was|were|been|be|now|already|all|both)\s+(?:\w+\s+)?$")
 ATTRIBUTIVE = re.compile(r"\b(?:a|an|the)\s+$")     # a participle before its noun: 'a fixed sequence'
-SUBJECT_DONE = re.compile(r"\b(?:is|are|was|were|been|be|now|already|all|both)\s+(?:\w+\s+)?$")
+SUBJECT_DONE = re.compile(r"\b(?:is|are|was|were|been|be|now|already|all|both)\s+(?:(?!being\b)\w+\s+)?$")   # not the progressive
 DONE_LABEL = re.compile(r"^\s*(?:so far|thus far|to date|until now|already|yet)?\s*[:—–-]\s")     # "Finished so far: a, b"
 LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*)\s*$")     # a label opens its line, bullet or clause
 # Words before a done-word that make it a plan, a condition, a denial or the object of a wish ('may be deleted',
@@ -156,16 +156,23 @@ EQUIVALENTS = {
     "mor": re.compile(rf"(?:\b(?:more than|over|above|longer than|greater than|upwards of|beyond|in excess of)|>)"
                       rf"{BEFORE_QUANTITY}"),
     "less": re.compile(rf"(?:\b(?:less than|fewer than|under|below|shorter than)|<){BEFORE_QUANTITY}"),
-    "ask": re.compile(rf"\b(?:check\w*\s+(?:in\s+)?with|consult\w*|confirm\w*\s+with|run\w*\s+(?:it|them|this|that)\s+by|"
-                      rf"(?:her|his|their|my|your|the user['’]s|\w+['’]s)\s+(?:explicit\s+)?{_CONSENT}|{_CONSENT}\s+from)\b"),
+    # consulting a person: not a thing or a team ('consult the logs', 'check with the owning team')
+    "ask": re.compile(rf"\b(?:(?:check\w*\s+(?:in\s+)?with|consult\w*|confirm\w*\s+with|run\w*\s+(?:it|them|this|that)\s+by)"
+                      rf"\s+(?!(?:the|a|an|any|some|its|their|our|your|his|every|each)\b(?!\s+user\b))|"
+                      rf"(?:(?:her|his|their|my|your|the user['’]s|(?!team|owner|bot|ci)[a-z]+['’]s)\s+(?:explicit\s+)?{_CONSENT}|"
+                      rf"{_CONSENT}\s+from)\b)"),
     "without": re.compile(r"\bw/o\b"),
     "propos": re.compile(r"\b(?:suggest\w*|bring\w*\s+(?:it\s+|them\s+)?up|brought\s+(?:it\s+|them\s+)?up|rais(?:e|es|ed|ing)|"
                          r"pitch\w*|recommend\w*|push\w*\s+for)\b"),
 }
+WITHOUT = re.compile(r"\b(?:without|w o)\b")     # 'w/o' as its words are read
+EQUIVALENT_REACH = 2     # words between a word said in another form and the key's word beside it
 # A unit that refuses a request or reports it as someone's claim, rather than holding it as a task.
 REFUSAL = re.compile(r"\b(ignor\w*|refus\w*|reject\w*|declin\w*|disregard\w*|dismiss\w*|not acting|won['’]t act|"
                      r"claim\w*|purport\w*|pretend\w*|impersonat\w*|forged|spoof\w*|suspicious|unverified|"
                      r"unconfirmed|not an instruction|not a request|other than|holding|on hold|awaiting|"
+                     # a predicate that sets it aside ('… switched to gRPC is off the table')
+                     r"off the table|out of the question|ruled out|vetoed|turned down|a no-go|not happening|"
                      r"waiting for (?:\w+ )?(?:confirmation|an answer|approval)|to confirm|"
                      # 'until Dana confirms' holds a request only after a verb of holding ('parked until Dana
                      # confirms'); alone it is a rule's own bound ('stop the plan until I confirm')
@@ -204,7 +211,7 @@ SOURCE = re.compile(
     rf"forwarded by|on behalf of)\s+(?P<np>[^.;:]{{0,30}}?)\b(?P<src>{SOURCES})\b|"
     # the source as the subject of its verb, its noun phrase with an aside or a short modifier of its own ('the CI
     # watch on release/2.4 asked')
-    rf"\b(?:{SOURCES})(?:['’]s)?\s+(?:\([^()]{{1,40}}\)\s+|(?:on|for|in|at|of)\s+[\w./#-]+(?:\s+[\w./#-]+)?\s+)?"
+    rf"\b(?:{SOURCES})(?:['’]s)?\s+(?:\([^()]{{1,40}}\)\s+|(?:on|for|in|at|of)\s+(?:the\s+[\w./#-]+(?:\s+[\w./#-]+)?|[\w./#-]+)\s+)?"
     rf"(?:(?:job|run|message|bot|alert|notification|watch|check|task|service)\s+)?(?:{SAYS})\b|"
     # a source named in brackets after what it sent: '(deploy-bot callback)', '(nightly cron job)'
     rf"\(\s*(?:the\s+|a\s+)?(?:[\w'’-]+[\s-]){{0,3}}(?:{SOURCES})\s*\)|"
@@ -236,6 +243,14 @@ SUBORDINATE = re.compile(r"\b(?:after|before|when|whenever|once|until|till|as so
                          r"(?:the\s+|a\s+|an\s+)?(?:[\w-]+\s+)?$")
 
 
+def _trailing_clause(text: str, at: int) -> bool:
+    """Position `at` is in a clause of time that follows its sentence's main clause: one that opens the sentence
+    ('When the CI watch asked for a force-push, I …') holds what it reports."""
+    lo = max(0, at - 40)
+    sub = SUBORDINATE.search(text, lo, at)
+    return sub is not None and bool(re.search(r"\w", re.split(r"[.;:!?␞]", text[:sub.start()])[-1]))
+
+
 def attributions(text: str, user: str = "") -> set[str]:
     """Each phrase of `text` that attributes what it holds to another source than the user and this session:
     a [Harness: x] label, 'from / via / sent by the watch', 'source: the cron job', 'the cron job asks'.
@@ -256,9 +271,12 @@ def attributions(text: str, user: str = "") -> set[str]:
         if m.group(0).startswith("[") and mentioned(text, m.start(), m.end()) and re.search(theirs, text):
             continue            # a label talked about ('a message tagged "[Harness: cron]" was actually from Aiko')
         np, src = m.group("np"), m.group("src")
-        if np is None and SUBORDINATE.search(text[max(0, m.start() - 40):m.start()]):
-            continue            # the subject of a clause of time governs that clause, not the payload's
-            #                     ('Priya asked for a force-push after the CI watch reported red')
+        if np is None and re.search(rf"\b(?:{names})\s+(?:and|&|as well as)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?$",
+                                    text[max(0, m.start() - 60):m.start()]):
+            continue            # the user named beside it as the one who asks too ('Priya and the CI watch both asked')
+        if np is None and _trailing_clause(text, m.start()):
+            continue            # the subject of a clause of time after the main one governs that clause, not the
+            #                     payload's ('Priya asked for a force-push after the CI watch reported red')
         if np is not None:
             prep = m.group("prep").rstrip(" :")
             if asked and prep in ("via", "through") and asked.start() < m.start():
@@ -401,6 +419,14 @@ CLAUSE = re.compile(r"\s[—–-]\s|;\s|:\s|\s(?=(?:because|since|while|although
 # a clause that opens on a status, with no subject of its own ('moot now that ...', 'now lifted')
 # a clause that opens on an exception or a skip, with no subject of its own ('; except the ingress pods', '; skip
 # this during incidents'): said of the rule before it
+# A choice put back on the table, in the future or the progressive ('will be revisited', 'is being reconsidered'),
+# not one done in the past ('revisited and kept'), nor on a condition ('to be revisited only if partners move to
+# HTTP/2'): a clause opening on it with a pronoun for its subject is said of the clause before ('Keep REST; it will
+# be revisited next sprint').
+REOPENED = re.compile(r"\b(?:(?:will|would|to|shall|is going to)\s+be\s+(?:\w+ly\s+)?|(?:is|are)\s+being\s+)"
+                      r"(?:revisited|reconsidered|re-?evaluated|reopened|re-?decided)\b"
+                      r"(?![^.;]{0,20}?\b(?:if|unless|once|should|in case)\b)")
+REOPEN_LEAD = re.compile(r"^(?:and\s+|but\s+)?(?:(?:it|this|that|which)\s+)?" + REOPENED.pattern)
 EXCEPTION_LEAD = re.compile(r"^(?:and\s+|but\s+)?(?:except|apart from|other than|save for|unless|skip\w*|but for|"
                             r"aside from)\b")
 STATUS_LEAD = re.compile(rf"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?(?:(?:is|are|was|were|has been|have been)\s+)?"
@@ -433,10 +459,11 @@ def status_after(line: "Unit", part: "Unit") -> bool:
 
 def _joined(sentences: list[str]) -> list[str]:
     """A line's sentences, a clause after a semicolon that opens on an exception or a skip with no subject of its
-    own ('…; except the ingress pods', '…; skip this during incidents') kept with the one before: it is said of it."""
+    own ('…; except the ingress pods', '…; skip this during incidents'), or that reopens the choice before it ('…;
+    it will be revisited next sprint'), kept with the one before: it is said of it."""
     out: list[str] = []
     for s in sentences:
-        if out and out[-1].rstrip().endswith(";") and EXCEPTION_LEAD.match(s):
+        if out and out[-1].rstrip().endswith(";") and (EXCEPTION_LEAD.match(s) or REOPEN_LEAD.match(s)):
             out[-1] = f"{out[-1]} {s}"
         else:
             out.append(s)
@@ -509,7 +536,8 @@ def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: t
     # a clause with no subject of its own that opens on a status ending what came before ('"<rule>" - Omar's early
     # rule; moot now that no majors are left', '<rule>; no longer in force') is said of the clause before it
     while j + 1 < len(bounds) and (STATUS_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]])
-                                   or EXCEPTION_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]])):
+                                   or EXCEPTION_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]])
+                                   or REOPEN_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]])):
         j += 1
     labels = 0          # the sentence's opening labels, each short and closed by a colon ('Unconfirmed: From X: ...')
     while labels + 1 < len(bounds) and seps[labels + 1] == ":" \
@@ -534,18 +562,22 @@ NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b|" + _r
 AUX = (r"(?:(?:idea|option|proposal|plan|approach|switch|route|path|suggestion|transport)\s+)?"
        r"(?:(?:is|are|was|were|has|have|had|been|being|got|gets|also|then|already|now|can|could|should|shall|will|"
        r"would|must|may|might|does|do|did)\s+)*")
-# a participle coordinated before the predicate that rejects ('Redis locks were considered and rejected')
-WEIGHED = r"(?:\w+ed(?:\s+(?!and\b|but\b|then\b)\w+){0,2}\s+(?:and|but|then|and then)\s+)?"    # '… looked at before and rejected'
+# a participle phrase coordinated before the predicate that rejects ('Redis locks were considered and rejected', '…
+# looked at before and turned down'); the predicate then has no object of its own ('gRPC benchmarked twice and
+# dropped p99 by 40%' reports what gRPC did)
+WEIGHED = r"\w+ed(?:\s+(?!and\b|but\b|then\b)\w+){0,2}\s+(?:and|but|then|and then)\s+"
+VERDICT = (r"(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
+           r"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|turned down|vetoed|discarded|"
+           r"shelved|scrapped|(?:still\s+)?missing|absent|gone|reverted|removed|rolled back|"
+           # weighed with no verdict of its own ('postgres advisory locks were considered too, but redis was the
+           # pick'): an option that was on the table, neither the choice nor a proposal
+           r"(?:considered|weighed|discussed|evaluated|looked at)(?:\s+(?:too|also|as well))?(?:,?\s*but\b|\s*[.;)]|\s*$))")
 SET_AFTER = re.compile(
     # its own predicate denies it ('pg_dump cannot be used', 'gRPC is not an option'); a comma or bracket
     # before 'not' turns to another option instead ('cursor pagination, not offset'; 'cents (not floats)')
     rf"^\s+{AUX}(?:not\b|never\b|no longer\b|cannot\b|\w+n['’]t\b)|"
-    rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
-    rf"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|turned down|vetoed|discarded|"
-    rf"shelved|scrapped|(?:still\s+)?missing|absent|gone|reverted|removed|rolled back|"
-    # weighed with no verdict of its own ('postgres advisory locks were considered too, but redis was the pick'):
-    # an option that was on the table, neither the choice nor a proposal
-    rf"(?:considered|weighed|discussed|evaluated|looked at)(?:\s+(?:too|also|as well))?(?:,?\s*but\b|\s*[.;)]|\s*$))")
+    rf"^\s*[(:—–-]?\s*{AUX}{VERDICT}|"
+    rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}{VERDICT}(?!\s+(?:the|a|an|every|all|each|its|their|our|p?\d+\w*)\b)")
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
 # An option named as what held before, not what holds: the value an annotation says it was ('money: float  # was
 # integer cents', 'REST (was gRPC)'), the subject of a past copula that calls it the original or old one ('Keep
@@ -839,7 +871,10 @@ class Key:
             # an option named by a word that is also a common noun ('REST') is not that noun in a partitive ('the
             # rest of the plan', 'options for the rest'): read with those blanked, whichever verb is near
             w = re.escape(self.object.words[0])
-            self.named = self.object.named = re.compile(rf"\bthe\s+{w}\s+of\b|\bfor\s+the\s+{w}\b")
+            # the noun heads its phrase: 'of', a verb, a comparison or the clause's end follows it, never the noun
+            # it would modify as a name ('the REST API')
+            self.named = self.object.named = re.compile(
+                rf"\bthe\s+{w}(?=\s+(?:of|as|is|are|was|were|will|can|stays?|remains?|goes|go|too|also)\b|\s*(?:[^\w\s/-]|$))")
         self.anchors, self.words = _pieces(self.text)
         self.stems = tuple(stem(w) for w in self.words)
         # the words that bound a rule ('after the crash is fixed', 'archive, not delete') are never the one to go
@@ -863,6 +898,8 @@ class Key:
         pinned = len(self.anchors) > sum(t in NUMBER_WORDS for t in tokens(self.text))
         if not (pinned or pinned_by) and len(self.words) < 3:
             slack = 0
+        elif pinned_by and not pinned and len(self.words) < 3:
+            self.bound = (*self.bound, self.stems[-1])     # the head noun stays: 'freeze', not 'payments'
         self.slack = min(slack, max(0, len(self.words) - (1 if self.worded or not pinned else 0)))
         self._anchors = [re.compile(_anchor_pattern(a)) for a in self.anchors]
         self._cores = [_anchor_cores(a) for a in self.anchors]
@@ -916,7 +953,7 @@ class Key:
             return False
         missing = 0
         for s in self.stems:        # a stem missing past the slack rules the key out: no need to look for the rest
-            if s not in text and not (s in EQUIVALENTS and EQUIVALENTS[s].search(text)):
+            if s not in text and not (s in EQUIVALENTS and EQUIVALENTS[s].search(text)):     # (`_equivalent`)
                 missing += 1
                 if missing > self.slack:
                     return False
@@ -944,13 +981,37 @@ class Key:
         have = stems if stems is not None else stems_of(scope)
         if any(s in NEGATORS for s in self.stems) and NEAR_NEGATION.search(scope):
             have = have | NEGATORS       # a key's negation is any negation ('archived, never deleted')
-        have = have | {s for s in self.stems if s in EQUIVALENTS and EQUIVALENTS[s].search(scope)}
+        have = have | {s for s in self.stems if s not in have and self._equivalent(scope, s)}
         missing = sum(s not in have for s in self.stems)
         if self._contrast is not None and not missing:
             against, kept = self._contrast
             return bool(against.search(scope)) and not kept.search(scope)
         return missing <= self.slack and not (self.worded and missing == len(self.stems)) and (
             not missing or all(s in have or s in DAY_STEMS and not have & DAY_STEMS for s in self.bound))
+
+    def _equivalent(self, scope: str, s: str) -> bool:
+        """The key's word `s` said by another form of its class (`EQUIVALENTS`) where it stands next to the key's
+        other words, as in the key ('needs her OK first', 'gRPC brought up again'; not 'delete it first, then get
+        her OK on the summary', nor 'over 2 of them' for 'more than a year'); a word a privative governs in the
+        key ('without asking') follows it in the text ('without checking in with her', not 'with her OK,
+        without a ticket')."""
+        eq = EQUIVALENTS.get(s)
+        if eq is None:
+            return False
+        others = [x for x in self.stems if x != s and x not in FUNCTION]
+        privative = any(x == "without" and y == s for x, y in zip(self.stems, self.stems[1:]))
+        for m in eq.finditer(scope):
+            before = " ".join(WORD_TOKEN.findall(scope[:m.start()])[-EQUIVALENT_REACH:])
+            after = " ".join(WORD_TOKEN.findall(scope[m.end():])[:EQUIVALENT_REACH])
+            if privative:
+                if WITHOUT.search(before):
+                    return True
+                continue
+            near = after if s in ("mor", "less") else f"{before} {after}"     # a comparison's quantity follows it
+            if not others or any(x in stems_of(near) or x in EQUIVALENTS and EQUIVALENTS[x].search(
+                    near + scope[m.end():m.end() + 30]) for x in others):
+                return True
+        return False
 
     def spans(self, scope: str) -> list[tuple[int, int]]:
         """Where the key stands in `scope`: each verbatim or phrase occurrence, else (a loose match) the
@@ -1399,13 +1460,20 @@ def asides_out(text: str, keys: Iterable = ()) -> str:
     """`text` without its asides that have a subject of their own (above) — one that names a word of `keys` (the
     rule's: '(the freeze no longer applies)') is said of the rule and stays."""
     keys = tuple(keys)
+    words = {stem(w) for k in keys for w in (k.words if isinstance(k, Key) else _pieces(normalize(k))[1])}
     if "(" in text:
-        words = {stem(w) for k in keys for w in (k.words if isinstance(k, Key) else _pieces(normalize(k))[1])}
         text = OWN_ASIDE.sub(lambda m: m.group(0) if words & stems_of(m.group(0)) else " ", text)
     if ENDED.search(text):
-        text = VALUE_ASIDE.sub(lambda m: " " if ENDED.search(m.group("body")) and _other_value(m.group("body"), keys)
-                               else m.group(0), text)
+        text = VALUE_ASIDE.sub(lambda m: " " if _ends_other(m.group("body"), keys, words) else m.group(0), text)
     return text
+
+
+def _ends_other(body: str, keys: tuple, words: set[str]) -> bool:
+    """An ended clause whose subject — the words before its status — names another value than the rule's and
+    none of the rule's own words ('the Friday slot no longer applies'; not 'the freeze was lifted on Monday')."""
+    end = ENDED.search(body)
+    subject = body[:end.start()] if end else ""
+    return bool(subject) and not words & stems_of(subject) and _other_value(subject, keys)
 
 
 def reasons_out(text: str, user: str = "") -> str:
@@ -1845,6 +1913,17 @@ def whole(scope: str, found: list[tuple[int, int, str]], items: Items) -> list[t
     return found
 
 
+def _marks_lead(scope: str, found: list[tuple[int, int, str]]) -> bool:
+    """Whether a unit's check marks stand before their items: its first mark has an item right after it and none
+    right before it."""
+    m = MARK.search(scope)
+    if m is None:
+        return False
+    after = any(f[0] >= m.end() and not scope[m.end():f[0]].strip() for f in found)
+    before = any(f[1] <= m.start() and not scope[f[1]:m.start()].strip() for f in found)
+    return after and not before
+
+
 def claims(scope: str, items: Items) -> set[tuple[str, str]]:
     """What a unit says about the position in a workstream: (item, 'done' | 'next') pairs.
 
@@ -1873,6 +1952,7 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
         g = BEING.match(scope[f[1]:])    # '#104 is being reviewed now': the progressive passive is work under way
         if g and not PRIVATIVE.fullmatch(g.group(1)) and g.group(1) not in HELD_UP:
             out.update(((f[2], "next"), (f[2], "current")))
+    prefix: bool | None = None      # whether this unit's check marks stand before their items (`_marks_lead`)
     for kind, pattern in (("done", DONE), ("next", NEXT)):
         for m in pattern.finditer(scope):
             if kind == "done" and NOT_YET.search(re.split(r"[()]", " ".join(scope[:m.start()].split()[-4:]))[-1]) \
@@ -1916,6 +1996,7 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                 continue
             if kind == "done" and not MARK.fullmatch(m.group(0)) and (
                     ATTRIBUTIVE.search(scope[max(0, m.start() - 8):m.start()])
+                    or scope[max(0, m.start() - 7):m.start()].endswith("being ")      # the progressive: under way
                     or SUBJECT_DONE.search(scope[max(0, m.start() - 30):m.start()])
                     and not COUNTED.search(scope[max(0, m.start() - 40):m.start()])):
                 # an adjective ('in a fixed sequence'), or a passive whose subject is no item ('a pg_dump was ruled
@@ -1940,8 +2021,16 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
             options = [f for f in (near_after, near_before) if f is not None]
             if not options:
                 continue
-            if MARK.fullmatch(m.group(0)) and near_before is not None and not scope[near_before[1]:m.start()].strip():
-                options = [near_before]     # a mark right after an item is its status ('auth ✓ users ✓')
+            if MARK.fullmatch(m.group(0)):
+                # a mark stands beside its item, on the side the list puts its marks: after ('auth ✓ users ✓') or,
+                # where the first mark opens on an item, before ('✅ auth ✅ users → catalog now')
+                if prefix is None:
+                    prefix = _marks_lead(scope, found)
+                side = near_after if prefix else near_before
+                if side is not None and not (scope[m.end():side[0]] if prefix else scope[side[1]:m.start()]).strip():
+                    options = [side]
+                elif prefix:
+                    continue
             gap = lambda f: f[0] - m.end() if f[0] >= m.end() else m.start() - f[1]   # noqa: E731
             out.add((min(options, key=gap)[2], kind))
     return out

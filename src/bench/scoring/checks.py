@@ -477,14 +477,11 @@ def _contrasted(scope: str, rejected: tuple[U.Key, ...]) -> bool:
     return any(r.held(scope) and not _proposed(scope, r) for r in rejected)
 
 
-UNDECIDED = re.compile(r"\b(?:undecided|tbd|to be decided|not (?:yet )?(?:decided|settled)|open question|still open|"
-                       # a choice put back on the table, in the future or the progressive ('the REST choice will be
-                       # revisited', 'is being reconsidered'); not one done in the past ('revisited and kept')
-                       r"(?:will|would|to|shall|is going to)\s+be\s+(?:\w+ly\s+)?(?:revisited|reconsidered|re-?evaluated|"
-                       r"reopened|re-?decided)|(?:is|are)\s+being\s+(?:revisited|reconsidered|re-?evaluated|reopened))\b"
-                       # on a condition it is still the choice now ('to be revisited only if partners move to HTTP/2')
-                       r"(?![^.;]{0,20}?\b(?:if|when|unless|once|should|in case)\b)")
+UNDECIDED = re.compile(r"\b(?:undecided|tbd|to be decided|not (?:yet )?(?:decided|settled)|open question|still open)\b")
 ALTERNATIVE = re.compile(r"\b(?:or|vs\.?|versus)\b")
+# What refers to the choice as the subject of a clause that reopens it (`units.REOPENED`): a pronoun, a noun that
+# names a choice, or the chosen option itself ('the REST choice will be revisited', 'Keep REST — to be revisited').
+CHOICE_SUBJECT = re.compile(r"\b(?:it|this|that|which|choice|decision|approach|option|design)\b|^\W*$")
 
 
 def _open(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> bool:
@@ -492,6 +489,10 @@ def _open(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> b
     a rejected option as alternatives ('keep REST or move to gRPC'): naming both options is no decision."""
     if UNDECIDED.search(scope):
         return True
+    for m in U.REOPENED.finditer(scope):
+        subject = re.split(r"[,;:—–(]|\band\b|\bbut\b", scope[:m.start()])[-1]
+        if CHOICE_SUBJECT.search(subject) or any(k.spans(subject) for k in keys):
+            return True
     for k in keys:
         for r in rejected:
             for a, b in k.spans(scope):
