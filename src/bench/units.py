@@ -151,16 +151,23 @@ NEAR_NEGATION = re.compile(r"\b(not|no|never|neither|nor|nobody)\b|n['’]t\b")
 # 'check with her first', 'needs her OK first', 'run it by Dana'); 'without' abbreviated ('w/o'); proposing
 # ('do not bring gRPC up again', 'suggest').
 BEFORE_QUANTITY = r"\s*(?=(?:a|an|one|two|three|\d)\b|\d)"
+_PERSON = r"(?:her|him|me|you|them|the user)"      # the user, as a summary refers to them: a name is no class
 _CONSENT = r"(?:ok|okay|o\.k\.|approval|sign-?off|go-?ahead|green light|permission|consent|say-?so)"
+@lru_cache(maxsize=None)
+def _consult(name: str = "") -> re.Pattern[str]:
+    """Consulting the user (`name`, when the scenario names them: 'check with Hannah')."""
+    person = rf"(?:{_PERSON[3:-1]}{'|' + re.escape(name) if name else ''})"
+    return re.compile(rf"\b(?:(?:check\w*\s+(?:in\s+)?with|consult\w*|confirm\w*\s+with|run\w*\s+(?:it|them|this|that)\s+by)"
+                      rf"\s+{person}\b|(?:her|his|my|your|the user['’]s{'|' + re.escape(name) + '[’' + chr(39) + ']s' if name else ''})"
+                      rf"\s+(?:explicit\s+)?{_CONSENT}\b|{_CONSENT}\s+from\s+{person}\b)")
+
+
 EQUIVALENTS = {
     "mor": re.compile(rf"(?:\b(?:more than|over|above|longer than|greater than|upwards of|beyond|in excess of)|>)"
                       rf"{BEFORE_QUANTITY}"),
     "less": re.compile(rf"(?:\b(?:less than|fewer than|under|below|shorter than)|<){BEFORE_QUANTITY}"),
-    # consulting a person: not a thing or a team ('consult the logs', 'check with the owning team')
-    "ask": re.compile(rf"\b(?:(?:check\w*\s+(?:in\s+)?with|consult\w*|confirm\w*\s+with|run\w*\s+(?:it|them|this|that)\s+by)"
-                      rf"\s+(?!(?:the|a|an|any|some|its|their|our|your|his|every|each)\b(?!\s+user\b))|"
-                      rf"(?:(?:her|his|their|my|your|the user['’]s|(?!team|owner|bot|ci)[a-z]+['’]s)\s+(?:explicit\s+)?{_CONSENT}|"
-                      rf"{_CONSENT}\s+from)\b)"),
+    # consulting the user: not a thing, a team or a third party ('consult the logs', 'check with Ops', 'the PM's OK')
+    "ask": _consult(),
     "without": re.compile(r"\bw/o\b"),
     "propos": re.compile(r"\b(?:suggest\w*|bring\w*\s+(?:it\s+|them\s+)?up|brought\s+(?:it\s+|them\s+)?up|rais(?:e|es|ed|ing)|"
                          r"pitch\w*|recommend\w*|push\w*\s+for)\b"),
@@ -171,8 +178,6 @@ EQUIVALENT_REACH = 2     # words between a word said in another form and the key
 REFUSAL = re.compile(r"\b(ignor\w*|refus\w*|reject\w*|declin\w*|disregard\w*|dismiss\w*|not acting|won['’]t act|"
                      r"claim\w*|purport\w*|pretend\w*|impersonat\w*|forged|spoof\w*|suspicious|unverified|"
                      r"unconfirmed|not an instruction|not a request|other than|holding|on hold|awaiting|"
-                     # a predicate that sets it aside ('… switched to gRPC is off the table')
-                     r"off the table|out of the question|ruled out|vetoed|turned down|a no-go|not happening|"
                      r"waiting for (?:\w+ )?(?:confirmation|an answer|approval)|to confirm|"
                      # 'until Dana confirms' holds a request only after a verb of holding ('parked until Dana
                      # confirms'); alone it is a rule's own bound ('stop the plan until I confirm')
@@ -244,11 +249,13 @@ SUBORDINATE = re.compile(r"\b(?:after|before|when|whenever|once|until|till|as so
 
 
 def _trailing_clause(text: str, at: int) -> bool:
-    """Position `at` is in a clause of time that follows its sentence's main clause: one that opens the sentence
-    ('When the CI watch asked for a force-push, I …') holds what it reports."""
+    """Position `at` is in a clause of time that follows its sentence's main clause: one that opens the sentence,
+    after a fronted adverbial or not ('When the CI watch asked for a force-push, I …', 'At 14:05, after …'), holds
+    what it reports."""
     lo = max(0, at - 40)
     sub = SUBORDINATE.search(text, lo, at)
-    return sub is not None and bool(re.search(r"\w", re.split(r"[.;:!?␞]", text[:sub.start()])[-1]))
+    main = re.split(r"[.;:!?␞]", text[:sub.start()])[-1] if sub is not None else ""
+    return bool(re.search(r"\w", main)) and not main.rstrip().endswith(",")      # 'At 14:05, after …' opens it
 
 
 def attributions(text: str, user: str = "") -> set[str]:
@@ -271,9 +278,10 @@ def attributions(text: str, user: str = "") -> set[str]:
         if m.group(0).startswith("[") and mentioned(text, m.start(), m.end()) and re.search(theirs, text):
             continue            # a label talked about ('a message tagged "[Harness: cron]" was actually from Aiko')
         np, src = m.group("np"), m.group("src")
-        if np is None and re.search(rf"\b(?:{names})\s+(?:and|&|as well as)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+)?$",
-                                    text[max(0, m.start() - 60):m.start()]):
-            continue            # the user named beside it as the one who asks too ('Priya and the CI watch both asked')
+        if np is None and re.search(rf"(?:^|[,;:(—–-]\s*|\b(?:and|but|so|then)\s+)(?:{names})\s+(?:and|&|as well as)\s+"
+                                    rf"(?:the\s+|a\s+)?(?:[\w-]+\s+)?$", text[max(0, m.start() - 60):m.start()]):
+            continue            # the user, as a subject beside it, asks too ('Priya and the CI watch both asked'; not
+            #                     'I pinged Priya and the CI watch asked again')
         if np is None and _trailing_clause(text, m.start()):
             continue            # the subject of a clause of time after the main one governs that clause, not the
             #                     payload's ('Priya asked for a force-push after the CI watch reported red')
@@ -419,14 +427,17 @@ CLAUSE = re.compile(r"\s[—–-]\s|;\s|:\s|\s(?=(?:because|since|while|although
 # a clause that opens on a status, with no subject of its own ('moot now that ...', 'now lifted')
 # a clause that opens on an exception or a skip, with no subject of its own ('; except the ingress pods', '; skip
 # this during incidents'): said of the rule before it
-# A choice put back on the table, in the future or the progressive ('will be revisited', 'is being reconsidered'),
-# not one done in the past ('revisited and kept'), nor on a condition ('to be revisited only if partners move to
-# HTTP/2'): a clause opening on it with a pronoun for its subject is said of the clause before ('Keep REST; it will
-# be revisited next sprint').
-REOPENED = re.compile(r"\b(?:(?:will|would|to|shall|is going to)\s+be\s+(?:\w+ly\s+)?|(?:is|are)\s+being\s+)"
-                      r"(?:revisited|reconsidered|re-?evaluated|reopened|re-?decided)\b"
-                      r"(?![^.;]{0,20}?\b(?:if|unless|once|should|in case)\b)")
-REOPEN_LEAD = re.compile(r"^(?:and\s+|but\s+)?(?:(?:it|this|that|which)\s+)?" + REOPENED.pattern)
+# A choice put back on the table, in the future or the progressive ('will be revisited', 'is being reconsidered',
+# 'we'll revisit it'), not one done in the past ('revisited and kept'), nor on a condition ('to be revisited only if
+# partners move to HTTP/2', 'only when …'): a clause opening on it, its subject a pronoun or a short noun phrase, is
+# read with the clause before ('Keep REST; it will be revisited next sprint'), whose choice it reopens only when the
+# subject is the choice (`checks._open`).
+ON_CONDITION = r"(?![^.;]{0,30}?\b(?:if|unless|once|should|in case|only when|only after|only once)\b)"
+REOPEN_VERB = r"(?:revisit|reconsider|re-?evaluate|reopen|re-?decide)"
+REOPENED = re.compile(rf"(?:\b(?:(?:will|would|to|shall|is going to)\s+be\s+(?:\w+ly\s+)?|(?:is|are)\s+being\s+)"
+                      rf"{REOPEN_VERB}e?d\b|\b(?:we|i|you|they)(?:['’]ll|\s+will|\s+are going to|\s+plan to)\s+"
+                      rf"{REOPEN_VERB}\b){ON_CONDITION}")
+REOPEN_LEAD = re.compile(r"^(?:and\s+|but\s+)?(?:(?:it|this|that|which|the(?:\s+[\w-]+){1,3})\s+)?(?:" + REOPENED.pattern + ")")
 EXCEPTION_LEAD = re.compile(r"^(?:and\s+|but\s+)?(?:except|apart from|other than|save for|unless|skip\w*|but for|"
                             r"aside from)\b")
 STATUS_LEAD = re.compile(rf"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?(?:(?:is|are|was|were|has been|have been)\s+)?"
@@ -563,8 +574,8 @@ AUX = (r"(?:(?:idea|option|proposal|plan|approach|switch|route|path|suggestion|t
        r"(?:(?:is|are|was|were|has|have|had|been|being|got|gets|also|then|already|now|can|could|should|shall|will|"
        r"would|must|may|might|does|do|did)\s+)*")
 # a participle phrase coordinated before the predicate that rejects ('Redis locks were considered and rejected', '…
-# looked at before and turned down'); the predicate then has no object of its own ('gRPC benchmarked twice and
-# dropped p99 by 40%' reports what gRPC did)
+# looked at before and turned down'); the verdict then ends its clause ('gRPC benchmarked twice and dropped p99 by
+# 40%', '… tried on staging and gone live there' report what gRPC did)
 WEIGHED = r"\w+ed(?:\s+(?!and\b|but\b|then\b)\w+){0,2}\s+(?:and|but|then|and then)\s+"
 VERDICT = (r"(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
            r"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|turned down|vetoed|discarded|"
@@ -577,7 +588,8 @@ SET_AFTER = re.compile(
     # before 'not' turns to another option instead ('cursor pagination, not offset'; 'cents (not floats)')
     rf"^\s+{AUX}(?:not\b|never\b|no longer\b|cannot\b|\w+n['’]t\b)|"
     rf"^\s*[(:—–-]?\s*{AUX}{VERDICT}|"
-    rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}{VERDICT}(?!\s+(?:the|a|an|every|all|each|its|their|our|p?\d+\w*)\b)")
+    rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}{VERDICT}"
+    rf"(?=\s*(?:$|[.,;:)(—–-]|\b(?:because|as|since|for|due|in favou?r|after|by|then|too|again|already)\b))")
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
 # An option named as what held before, not what holds: the value an annotation says it was ('money: float  # was
 # integer cents', 'REST (was gRPC)'), the subject of a past copula that calls it the original or old one ('Keep
@@ -857,24 +869,26 @@ class Key:
     one ordinary word must be held when the key has any (a fact's token is no fact)."""
 
     __slots__ = ("text", "anchors", "words", "stems", "slack", "mode", "worded", "_anchors", "_cores", "_phrase",
-                 "object", "bound", "_contrast", "named")
+                 "object", "bound", "_contrast", "named", "person")
 
     def __init__(self, text: str, mode: str = LOOSE, slack: int = 0, worded: bool = False, choice: bool = False,
-                 rule: bool = False, pinned_by: bool = False):
+                 rule: bool = False, pinned_by: bool = False, person: str = ""):
         self.text = normalize(text)
         # a decision worded as its verb and what it chose ('Keep REST'): the choice may be said with any verb
         # of choosing ('REST stays', 'chosen: REST', 'decision: REST')
         verb = CHOICE_VERB.match(self.text) if choice else None
         self.named: re.Pattern[str] | None = None
+        self.person = person        # the user's name, who a rule's consulting may name (`_equivalent`)
         self.object = Key(self.text[verb.end():], mode) if verb and self.text[verb.end():].strip() else None
         if self.object is not None and len(self.object.words) == 1 and not self.object.anchors:
             # an option named by a word that is also a common noun ('REST') is not that noun in a partitive ('the
             # rest of the plan', 'options for the rest'): read with those blanked, whichever verb is near
             w = re.escape(self.object.words[0])
-            # the noun heads its phrase: 'of', a verb, a comparison or the clause's end follows it, never the noun
-            # it would modify as a name ('the REST API')
+            # the noun heads its phrase: 'of', a complement of keeping ('the rest unchanged') or the clause's end
+            # follows it, never a noun it would modify as a name ('the REST API', 'the REST + JSON API')
             self.named = self.object.named = re.compile(
-                rf"\bthe\s+{w}(?=\s+(?:of|as|is|are|was|were|will|can|stays?|remains?|goes|go|too|also)\b|\s*(?:[^\w\s/-]|$))")
+                rf"\bthe\s+{w}(?=\s+(?:of|as is|as it is|unchanged|untouched|intact|alone|aside|for later)\b|"
+                rf"\s*(?:[.;!?]|\*|$))")
         self.anchors, self.words = _pieces(self.text)
         self.stems = tuple(stem(w) for w in self.words)
         # the words that bound a rule ('after the crash is fixed', 'archive, not delete') are never the one to go
@@ -884,7 +898,8 @@ class Key:
         neg = next((i for i, w in enumerate(self.words) if w in NEGATORS), None)
         self._contrast = None
         if neg is not None and 0 < neg < len(self.words) - 1:
-            no = r"(?:\b(?:not|no|never)\b|n['’]t\b)"
+            # not a focus ('not merely delete' adds deleting) nor a condition ('or, if not, delete')
+            no = r"(?:(?<!\bif )\b(?:not|no|never)\b(?!\W+(?:merely|only|just|simply)\b)|n['’]t\b)"
             against, kept = _inflected(self.words[neg + 1]), _inflected(self.words[neg - 1])
             self._contrast = (re.compile(rf"{no}\W+(?:\w+\W+){{0,1}}?{against}|{against}\w*\W+(?:\w+\W+){{0,3}}?{no}"),
                               re.compile(rf"(?:\b(?:not|never)\b|n['’]t\b)\W+(?:\w+\W+){{0,1}}?{kept}|"
@@ -953,7 +968,7 @@ class Key:
             return False
         missing = 0
         for s in self.stems:        # a stem missing past the slack rules the key out: no need to look for the rest
-            if s not in text and not (s in EQUIVALENTS and EQUIVALENTS[s].search(text)):     # (`_equivalent`)
+            if s not in text and not (s in EQUIVALENTS and self._class(s).search(text)):     # (`_equivalent`)
                 missing += 1
                 if missing > self.slack:
                     return False
@@ -989,13 +1004,16 @@ class Key:
         return missing <= self.slack and not (self.worded and missing == len(self.stems)) and (
             not missing or all(s in have or s in DAY_STEMS and not have & DAY_STEMS for s in self.bound))
 
+    def _class(self, s: str) -> re.Pattern[str]:
+        return _consult(self.person) if s == "ask" else EQUIVALENTS[s]
+
     def _equivalent(self, scope: str, s: str) -> bool:
         """The key's word `s` said by another form of its class (`EQUIVALENTS`) where it stands next to the key's
         other words, as in the key ('needs her OK first', 'gRPC brought up again'; not 'delete it first, then get
         her OK on the summary', nor 'over 2 of them' for 'more than a year'); a word a privative governs in the
         key ('without asking') follows it in the text ('without checking in with her', not 'with her OK,
         without a ticket')."""
-        eq = EQUIVALENTS.get(s)
+        eq = self._class(s) if s in EQUIVALENTS else None
         if eq is None:
             return False
         others = [x for x in self.stems if x != s and x not in FUNCTION]
@@ -1473,7 +1491,9 @@ def _ends_other(body: str, keys: tuple, words: set[str]) -> bool:
     none of the rule's own words ('the Friday slot no longer applies'; not 'the freeze was lifted on Monday')."""
     end = ENDED.search(body)
     subject = body[:end.start()] if end else ""
-    return bool(subject) and not words & stems_of(subject) and _other_value(subject, keys)
+    # a pronoun anywhere in it is the rule referred to ('the Monday call lifted it', '… replaced it')
+    return (bool(subject) and not words & stems_of(subject) and not re.search(r"\b(?:it|this|that|they|them)\b", body)
+            and _other_value(subject, keys))
 
 
 def reasons_out(text: str, user: str = "") -> str:

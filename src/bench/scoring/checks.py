@@ -146,7 +146,8 @@ class Judge:
             ordinary word at least."""
             texts = U.keys_of(keys)
             anchored = [bool(U.Key(x).anchors) for x in texts] if rule else [False] * len(texts)
-            return tuple(sorted((U.Key(x, mode, slack, rule=rule, pinned_by=any(a for j, a in enumerate(anchored) if j != i))
+            return tuple(sorted((U.Key(x, mode, slack, rule=rule, pinned_by=any(a for j, a in enumerate(anchored) if j != i),
+                                       person=self.user)
                                  for i, x in enumerate(texts)), key=len, reverse=True))
 
         def fact(keys) -> tuple[U.Key, ...]:
@@ -481,7 +482,8 @@ UNDECIDED = re.compile(r"\b(?:undecided|tbd|to be decided|not (?:yet )?(?:decide
 ALTERNATIVE = re.compile(r"\b(?:or|vs\.?|versus)\b")
 # What refers to the choice as the subject of a clause that reopens it (`units.REOPENED`): a pronoun, a noun that
 # names a choice, or the chosen option itself ('the REST choice will be revisited', 'Keep REST — to be revisited').
-CHOICE_SUBJECT = re.compile(r"\b(?:it|this|that|which|choice|decision|approach|option|design)\b|^\W*$")
+CHOICE_SUBJECT = re.compile(r"\b(?:it|this|that|which|choice|decision|approach|option|design|call|transport|protocol|"
+                            r"we|i)\b|^\W*$")
 
 
 def _open(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> bool:
@@ -491,7 +493,7 @@ def _open(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> b
         return True
     for m in U.REOPENED.finditer(scope):
         subject = re.split(r"[,;:—–(]|\band\b|\bbut\b", scope[:m.start()])[-1]
-        if CHOICE_SUBJECT.search(subject) or any(k.spans(subject) for k in keys):
+        if CHOICE_SUBJECT.search(subject) or any(x.spans(subject) for k in keys for x in (k, k.object) if x is not None):
             return True
     for k in keys:
         for r in rejected:
