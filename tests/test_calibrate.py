@@ -117,21 +117,23 @@ def test_exit_codes_and_json_shape(tmp_path, capsys):
 # The floor CI holds the shipped corpus to, per split and per metric: each metric's κ measured at the commit that
 # set it, rounded down to just below it. A change to the readings that loses agreement with the readers on any
 # metric fails here; one that gains should raise the floor in the same commit (docs/scoring.md, "Calibration",
-# has the figures). `holdout2` … `holdout4` were written by labellers who never saw the scorer; `holdout4` was
+# has the figures). `holdout2` … `holdout5` were written by labellers who never saw the scorer; `holdout5` was
 # never tuned on (the report states it as the unseen figure), so its low floor is a measurement, not a target.
 FLOOR = {
-    "dev": {"goal": 0.84, "constraint": 0.90, "fact": 0.99, "decision": 0.99, "leakage": 0.89, "stale": 0.86,
-            "revived": 0.87},
+    "dev": {"goal": 0.84, "constraint": 0.91, "fact": 0.99, "decision": 0.99, "leakage": 0.89, "stale": 0.87,
+           "revived": 0.87},
     "test": {"goal": 0.86, "constraint": 0.81, "fact": 0.77, "decision": 0.83, "leakage": 0.85, "stale": 0.88,
-             "revived": 0.90},
+            "revived": 0.90},
     "holdout": {"goal": 0.99, "constraint": 0.91, "fact": 0.99, "decision": 0.99, "leakage": 0.99, "stale": 0.84,
-                "revived": 0.99},
-    "holdout2": {"goal": 0.78, "constraint": 0.66, "fact": 0.67, "decision": 0.11, "leakage": 0.66, "stale": 0.99,
-                 "revived": 0.86},
-    "holdout3": {"goal": 0.58, "constraint": 0.67, "fact": 0.88, "decision": 0.67, "leakage": 0.51, "stale": 0.74,
-                 "revived": 0.84},
-    "holdout4": {"goal": 0.34, "constraint": 0.48, "fact": 0.90, "decision": 0.13, "leakage": 0.57, "stale": 0.25,
-                 "revived": 0.60},
+               "revived": 0.99},
+    "holdout2": {"goal": 0.78, "constraint": 0.75, "fact": 0.67, "decision": 0.11, "leakage": 0.66, "stale": 0.99,
+                "revived": 0.86},
+    "holdout3": {"goal": 0.58, "constraint": 0.70, "fact": 0.88, "decision": 0.67, "leakage": 0.51, "stale": 0.99,
+                "revived": 0.84},
+    "holdout4": {"goal": 0.65, "constraint": 0.71, "fact": 0.90, "decision": 0.39, "leakage": 0.85, "stale": 0.66,
+                "revived": 0.72},
+    "holdout5": {"goal": 0.65, "constraint": 0.68, "fact": 0.66, "decision": 0.20, "leakage": 0.54, "stale": 0.92,
+                "revived": 0.76},
 }
 
 
