@@ -24,3 +24,8 @@ def score(name: str, at: str, item: str, metric: str, text: str) -> float:
     j = judge(name)
     lab = Label("t", j.s, at, (Entry("user", "summary", text),), item, metric, 1, "", 1)
     return judge_one(j, lab, tokenizer()).score
+
+
+def reading(name: str, at: str, item: str, metric: str):
+    """`score` of one item and metric at one request, as a function of the summary's text."""
+    return lambda text: score(name, at, item, metric, text)
