@@ -32,7 +32,7 @@ def section(doc: Doc, commit: str, run_commit: str = "") -> None:
     doc.table(_table(cal))
     unseen = summary(UNSEEN)
     if unseen is not None:
-        doc.p(f"On summaries written afresh by a labeller who never saw the scorer, and never tuned on "
+        doc.p(f"On summaries written afresh by labellers who never saw the scorer, and never tuned on "
               f"(`{unseen['labels']}`, {unseen['n']} labels), agreement is lower: the readings carry only partly to "
               f"wordings the corpus did not hold, so read the figures above as an upper bound (docs/scoring.md, "
               f"\"Calibration\", keeps the history).")
