@@ -264,3 +264,13 @@ def test_a_second_adversarys_wordings_lose_too():
     assert freeze("Sofia: payments freeze Thursdays 16:00–20:00 UTC (the 2 of us agreed it no longer applies).") == 0
     assert score("withdrawal-32k", "a80", "c-30d", "stale",
                  "Rules: don't delete flags evaluated in the last 30 days — the 2nd message from Hannah replaced it.") == 0
+
+
+def test_out_after_an_option_sets_it_aside_and_out_inside_a_word_does_not():
+    rest = reading("decision-32k", "a64", "d-rest", "decision")
+    assert rest("transport: REST # gRPC out: partner proxies can't do HTTP/2") == 1
+    assert rest("transport: gRPC (REST out)") == 0
+    revived = reading("debug-then-recall", "a3a", "d1", "revived")
+    assert revived("gRPC is out.") == 0
+    assert revived("gRPC outperforms REST here; switch to it.") == 1
+    assert revived("gRPC out of the box would fix the 502s; switch to it.") == 1

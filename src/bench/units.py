@@ -579,7 +579,7 @@ AUX = (r"(?:(?:idea|option|proposal|plan|approach|switch|route|path|suggestion|t
 WEIGHED = r"\w+ed(?:\s+(?!and\b|but\b|then\b)\w+){0,2}\s+(?:and|but|then|and then)\s+"
 VERDICT = (r"(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
            r"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|turned down|vetoed|discarded|"
-           r"shelved|scrapped|(?:still\s+)?missing|absent|gone|reverted|removed|rolled back|"
+           r"shelved|scrapped|(?:still\s+)?missing|absent|gone|reverted|removed|rolled back|out\b(?![\s-]+(?:of\s+the\s+box|perform))|"
            # weighed with no verdict of its own ('postgres advisory locks were considered too, but redis was the
            # pick'): an option that was on the table, neither the choice nor a proposal
            r"(?:considered|weighed|discussed|evaluated|looked at)(?:\s+(?:too|also|as well))?(?:,?\s*but\b|\s*[.;)]|\s*$))")
