@@ -109,7 +109,7 @@ DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|r
                   r"handled|triaged|silenced|acknowledged|investigated|checked off|reviewed|approved|commented|"
                   r"requested changes|changes requested|signed off|released|deployed|rolled out|wrapped up|"
                   r"cleaned up|mitigated|left (?:a |the )?(?:review )?comments?|"
-                  r"moved on from|finished with|gone)\b|\[x\]|[✅✓✔☑])|" + _roles("done"))
+                  r"moved on from|finished with|gone)\b|" + MARK.pattern + ")|" + _roles("done"))
 # A piece of work the unit says is the current or next one: a plan word, or the agent's present action on it
 # ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts'); 'next to' a noun phrase is beside it
 # ('an option next to the cursor'), 'next to review' is still the plan.
@@ -130,6 +130,8 @@ NOT_DOING = frozenset("nothing something anything everything thing string during
 # A copula before a done-word ('#5335 is merged', 'cart.spec.ts is already done'): the item before it is its
 # subject. A done-word as a label ('Done: cart.spec.ts and payment.spec.ts', 'merged:') heads a list.
 COORDINATED = re.compile(r"\s*(?:,|&|/|\+|\band\b|,\s*and\b)\s*")
+PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be)\s+(?:(?!being\b)\w+\s+)?$")
+PROGRESSIVE = re.compile(r"\bbeing\s+$")
 COUNTED = re.compile(r"(?:\b\d+|\b(?:all|both|each|every|first|last|remaining|rest|none|several|most))\b"
                      r"(?:\s+\S+){0,4}\s+(?:is|are|was|were|been|be|now|already|all|both)\s+(?:\w+\s+)?$")
 ATTRIBUTIVE = re.compile(r"\b(?:a|an|the)\s+$")     # a participle before its noun: 'a fixed sequence'
@@ -151,12 +153,13 @@ NEAR_NEGATION = re.compile(r"\b(not|no|never|neither|nor|nobody)\b|n['’]t\b")
 # 'check with her first', 'needs her OK first', 'run it by Dana'); 'without' abbreviated ('w/o'); proposing
 # ('do not bring gRPC up again', 'suggest').
 BEFORE_QUANTITY = r"\s*(?=(?:a|an|one|two|three|\d)\b|\d)"
-_PERSON = r"(?:her|him|me|you|them|the user)"      # the user, as a summary refers to them: a name is no class
-_CONSENT = r"(?:ok|okay|o\.k\.|approval|sign-?off|go-?ahead|green light|permission|consent|say-?so)"
+_PRONOUNS = "her|him|me|you|them|the user"         # the user, as a summary refers to them: a name is no class
+_PERSON = rf"(?:{_PRONOUNS})"
+_CONSENT = r"(?:ok|okay|o\.k(?=\.)|approval|sign-?off|go-?ahead|green light|permission|consent|say-?so)"
 @lru_cache(maxsize=None)
 def _consult(name: str = "") -> re.Pattern[str]:
     """Consulting the user (`name`, when the scenario names them: 'check with Hannah')."""
-    person = rf"(?:{_PERSON[3:-1]}{'|' + re.escape(name) if name else ''})"
+    person = rf"(?:{_PRONOUNS}{'|' + re.escape(name) if name else ''})"
     return re.compile(rf"\b(?:(?:check\w*\s+(?:in\s+)?with|consult\w*|confirm\w*\s+with|run\w*\s+(?:it|them|this|that)\s+by)"
                       rf"\s+{person}\b|(?:her|his|my|your|the user['’]s{'|' + re.escape(name) + '[’' + chr(39) + ']s' if name else ''})"
                       rf"\s+(?:explicit\s+)?{_CONSENT}\b|{_CONSENT}\s+from\s+{person}\b)")
@@ -169,7 +172,7 @@ EQUIVALENTS = {
     # consulting the user: not a thing, a team or a third party ('consult the logs', 'check with Ops', 'the PM's OK')
     "ask": _consult(),
     "without": re.compile(r"\bw/o\b"),
-    "propos": re.compile(r"\b(?:suggest\w*|bring\w*\s+(?:it\s+|them\s+)?up|brought\s+(?:it\s+|them\s+)?up|rais(?:e|es|ed|ing)|"
+    "propos": re.compile(r"\b(?:suggest\w*|(?:bring\w*|brought)\s+(?:\S+\s+){0,2}?up|rais(?:e|es|ed|ing)|"
                          r"pitch\w*|recommend\w*|push\w*\s+for)\b"),
 }
 WITHOUT = re.compile(r"\b(?:without|w o)\b")     # 'w/o' as its words are read
@@ -255,7 +258,8 @@ def _trailing_clause(text: str, at: int) -> bool:
     lo = max(0, at - 40)
     sub = SUBORDINATE.search(text, lo, at)
     main = re.split(r"[.;:!?␞]", text[:sub.start()])[-1] if sub is not None else ""
-    return bool(re.search(r"\w", main)) and not main.rstrip().endswith(",")      # 'At 14:05, after …' opens it
+    fronted = main.rstrip().endswith(",") and len(main.split()) <= 3          # 'At 14:05, after …', 'Then, when …'
+    return bool(re.search(r"\w", main)) and not fronted
 
 
 def attributions(text: str, user: str = "") -> set[str]:
@@ -382,6 +386,7 @@ def units(text: str) -> list[Unit]:
         under = " ".join(x for x in (marker, normalize(lead.group(0)) if lead else "", head if bullet else "") if x)
         # a heading: marked as one, or a bare label of a few words over a list ('Done' / '* cart.spec.ts – …')
         label_over_list = (not bullet and len(body.split()) <= BARE_HEADING_WORDS and not SENTENCE_MARK.search(line)
+                           and not NOT_LABEL.search(body)
                            and n + 1 < len(lines) and BULLET.match(lines[n + 1].strip()) is not None)
         if label_over_list or HEADING.match(line) and not (bullet and not line.rstrip().endswith(":")):
             out.extend(_windows(body, marker))
@@ -406,6 +411,9 @@ def units(text: str) -> list[Unit]:
 LINE_LABEL = re.compile(r"^([^:.;!?␞]{1,80}?):\s")     # a line's opening label, closed by a colon
 BARE_HEADING_WORDS = 4
 SENTENCE_MARK = re.compile(r"[.!?;,]")
+# what a label has none of: a negation or a finite verb ('Users not started' over a list is a sentence, and its 'not'
+# governs nothing below it)
+NOT_LABEL = re.compile(r"\b(?:not|no|never|is|are|was|were|has|have|had|will|can|should|must|does|did)\b|n['’]t\b")
 
 
 def _windows(text: str, head: str, sentence: bool = True, row: bool = False) -> list[Unit]:
@@ -574,8 +582,10 @@ AUX = (r"(?:(?:idea|option|proposal|plan|approach|switch|route|path|suggestion|t
        r"(?:(?:is|are|was|were|has|have|had|been|being|got|gets|also|then|already|now|can|could|should|shall|will|"
        r"would|must|may|might|does|do|did)\s+)*")
 # a participle phrase coordinated before the predicate that rejects ('Redis locks were considered and rejected', '…
-# looked at before and turned down'); the verdict then ends its clause ('gRPC benchmarked twice and dropped p99 by
-# 40%', '… tried on staging and gone live there' report what gRPC did)
+# looked at before and turned down', '… evaluated and rejected last week'); a verdict that is also a verb of doing
+# something to another thing then takes no object ('gRPC benchmarked twice and dropped p99 by 40%', '… tried and
+# gone live there' report what gRPC did)
+DOES = r"(?:dropped|removed|gone|reverted|rolled back)"
 WEIGHED = r"\w+ed(?:\s+(?!and\b|but\b|then\b)\w+){0,2}\s+(?:and|but|then|and then)\s+"
 VERDICT = (r"(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
            r"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|turned down|vetoed|discarded|"
@@ -588,8 +598,10 @@ SET_AFTER = re.compile(
     # before 'not' turns to another option instead ('cursor pagination, not offset'; 'cents (not floats)')
     rf"^\s+{AUX}(?:not\b|never\b|no longer\b|cannot\b|\w+n['’]t\b)|"
     rf"^\s*[(:—–-]?\s*{AUX}{VERDICT}|"
-    rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}{VERDICT}"
-    rf"(?=\s*(?:$|[.,;:)(—–-]|\b(?:because|as|since|for|due|in favou?r|after|by|then|too|again|already)\b))")
+    rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}"
+    rf"(?!{DOES}\s+(?!(?:because|as|since|for|due|after|by|then|too|again|already|entirely|outright|on|last|in)\b)\w)"
+    rf"{VERDICT}")
+
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
 # An option named as what held before, not what holds: the value an annotation says it was ('money: float  # was
 # integer cents', 'REST (was gRPC)'), the subject of a past copula that calls it the original or old one ('Keep
@@ -869,7 +881,7 @@ class Key:
     one ordinary word must be held when the key has any (a fact's token is no fact)."""
 
     __slots__ = ("text", "anchors", "words", "stems", "slack", "mode", "worded", "_anchors", "_cores", "_phrase",
-                 "object", "bound", "_contrast", "named", "person")
+                 "object", "bound", "_contrast", "named", "person", "_reworded", "_noun")
 
     def __init__(self, text: str, mode: str = LOOSE, slack: int = 0, worded: bool = False, choice: bool = False,
                  rule: bool = False, pinned_by: bool = False, person: str = ""):
@@ -878,19 +890,22 @@ class Key:
         # of choosing ('REST stays', 'chosen: REST', 'decision: REST')
         verb = CHOICE_VERB.match(self.text) if choice else None
         self.named: re.Pattern[str] | None = None
+        self._noun = ""             # the word `named` blanks, looked for before the pattern runs
         self.person = person        # the user's name, who a rule's consulting may name (`_equivalent`)
         self.object = Key(self.text[verb.end():], mode) if verb and self.text[verb.end():].strip() else None
         if self.object is not None and len(self.object.words) == 1 and not self.object.anchors:
             # an option named by a word that is also a common noun ('REST') is not that noun in a partitive ('the
             # rest of the plan', 'options for the rest'): read with those blanked, whichever verb is near
             w = re.escape(self.object.words[0])
+            self._noun = self.object._noun = self.object.words[0]
             # the noun heads its phrase: 'of', a complement of keeping ('the rest unchanged') or the clause's end
             # follows it, never a noun it would modify as a name ('the REST API', 'the REST + JSON API')
             self.named = self.object.named = re.compile(
-                rf"\bthe\s+{w}(?=\s+(?:of|as is|as it is|unchanged|untouched|intact|alone|aside|for later)\b|"
-                rf"\s*(?:[.;!?]|\*|$))")
+                rf"\bthe\s+{w}(?=\s+(?:of|as is|as-is|as it is|unchanged|untouched|intact|alone|aside|for later|for now)\b|"
+                rf"\s*(?:[.,;:!?)—–]|\s-\s|\*|$))")
         self.anchors, self.words = _pieces(self.text)
         self.stems = tuple(stem(w) for w in self.words)
+        self._reworded = any(s in EQUIVALENTS for s in self.stems)
         # the words that bound a rule ('after the crash is fixed', 'archive, not delete') are never the one to go
         self.bound = tuple(stem(w) for w in self.words if w in BOUND_WORDS) if rule else ()
         # a key that sets one word against another ('archive, not delete'): the negation governs the word after
@@ -913,7 +928,7 @@ class Key:
         pinned = len(self.anchors) > sum(t in NUMBER_WORDS for t in tokens(self.text))
         if not (pinned or pinned_by) and len(self.words) < 3:
             slack = 0
-        elif pinned_by and not pinned and len(self.words) < 3:
+        elif pinned_by and not pinned and 0 < len(self.words) < 3:
             self.bound = (*self.bound, self.stems[-1])     # the head noun stays: 'freeze', not 'payments'
         self.slack = min(slack, max(0, len(self.words) - (1 if self.worded or not pinned else 0)))
         self._anchors = [re.compile(_anchor_pattern(a)) for a in self.anchors]
@@ -942,7 +957,7 @@ class Key:
             if VERB_PHRASE.match(self.text) and len(parts) > 2:
                 # a verb phrase in the passive, its object first ('the old snapshots on db-7 can be deleted',
                 # 'the 24h soak skipped'): an auxiliary and a short phrase may stand between
-                aux = rf"(?:(?!(?:not|never|no)\b|\w+n['’]t\b)[\w'’/.-]+\s+)"     # no negation: 'is not skipped'
+                aux = r"(?:(?!(?:not|never|no)\b|\w+n['’]t\b)[\w'’/.-]+\s+)"     # no negation: 'is not skipped'
                 pattern = rf"{pattern}|{gap.join(parts[1:])}\s+{aux}{{0,4}}?{parts[0]}"
                 # or with the verb between its object and the rest, wherever the object ends ('the public orders
                 # api switched to grpc', '… to be switched over to grpc')
@@ -981,8 +996,8 @@ class Key:
 
     def held(self, scope: str, stems: frozenset[str] | None = None) -> bool:
         """Whether `scope` (a unit's text with its heading) holds the key."""
-        if self.named is not None:
-            scope = self.named.sub(lambda m: " " * len(m.group(0)), scope)
+        if self.named is not None and self._noun in scope:
+            scope = self.named.sub(_spaces, scope)
         if self.text in scope and _whole(scope, self.text):
             return True
         if self.object is not None and self.object.held(scope, stems) and CHOSEN.search(scope):
@@ -996,7 +1011,8 @@ class Key:
         have = stems if stems is not None else stems_of(scope)
         if any(s in NEGATORS for s in self.stems) and NEAR_NEGATION.search(scope):
             have = have | NEGATORS       # a key's negation is any negation ('archived, never deleted')
-        have = have | {s for s in self.stems if s not in have and self._equivalent(scope, s)}
+        if self._reworded:
+            have = have | {s for s in self.stems if s not in have and self._equivalent(scope, s)}
         missing = sum(s not in have for s in self.stems)
         if self._contrast is not None and not missing:
             against, kept = self._contrast
@@ -1026,7 +1042,7 @@ class Key:
                     return True
                 continue
             near = after if s in ("mor", "less") else f"{before} {after}"     # a comparison's quantity follows it
-            if not others or any(x in stems_of(near) or x in EQUIVALENTS and EQUIVALENTS[x].search(
+            if not others or any(x in stems_of(near) or x in EQUIVALENTS and self._class(x).search(
                     near + scope[m.end():m.end() + 30]) for x in others):
                 return True
         return False
@@ -1034,8 +1050,8 @@ class Key:
     def spans(self, scope: str) -> list[tuple[int, int]]:
         """Where the key stands in `scope`: each verbatim or phrase occurrence, else (a loose match) the
         stretch from its first held part to its last."""
-        if self.named is not None:
-            scope = self.named.sub(lambda m: " " * len(m.group(0)), scope)
+        if self.named is not None and self._noun in scope:
+            scope = self.named.sub(_spaces, scope)
         out = [(m.start(), m.end()) for m in re.finditer(re.escape(self.text), scope)]
         if out or not (self.anchors or self.words):
             return out
@@ -1063,6 +1079,11 @@ class Key:
         return WORD_TOKEN.sub(lambda m: " " if stem(m.group(0)) in stems else m.group(0), scope)
 
 
+def _spaces(m: re.Match[str]) -> str:
+    """A match blanked to as many spaces, so every offset after it stays where it was."""
+    return " " * len(m.group(0))
+
+
 def _whole(scope: str, text: str) -> bool:
     """Some occurrence of `text` in `scope` stands as whole words: 'fix' is not in 'fixé' nor in 'prefix'
     (a key's word ends at '_', as in 'squash_merge', where an id's token does not)."""
@@ -1086,7 +1107,11 @@ def probes(*keys: "Key") -> tuple[str, ...]:
         elif k.anchors:
             out.append(_tail(k.anchors[0]) or k.anchors[0])
         elif k.stems:
-            out.extend(k.stems if k.slack else k.stems[:1])
+            # a word that may be said in other words is no probe (`reworded`): the key's other words are
+            plain = [x for x in k.stems if x not in EQUIVALENTS] if reworded(k) else list(k.stems)
+            if not plain:       # every word may be said otherwise ('without asking'): its other keys find it
+                plain = list(k.stems)
+            out.extend(plain if k.slack or len(plain) < len(k.stems) else plain[:1])
         else:
             out.append(k.text)
     return tuple(out)
@@ -1490,10 +1515,14 @@ def _ends_other(body: str, keys: tuple, words: set[str]) -> bool:
     """An ended clause whose subject — the words before its status — names another value than the rule's and
     none of the rule's own words ('the Friday slot no longer applies'; not 'the freeze was lifted on Monday')."""
     end = ENDED.search(body)
-    subject = body[:end.start()] if end else ""
-    # a pronoun anywhere in it is the rule referred to ('the Monday call lifted it', '… replaced it')
-    return (bool(subject) and not words & stems_of(subject) and not re.search(r"\b(?:it|this|that|they|them)\b", body)
-            and _other_value(subject, keys))
+    if end is None:
+        return False
+    subject = body[:end.start()]
+    # a pronoun just before its status or as its object is the rule referred to ('… agreed it no longer applies', 'the
+    # Monday call lifted it'); a relative 'that' or a determiner inside the subject is not ('the Friday slot that Omar
+    # set no longer applies')
+    refers = re.search(r"\b(?:it|this|that|they)\s*$", subject) or re.match(r"\W*(?:it|this|them)\b", body[end.end():])
+    return bool(subject) and not words & stems_of(subject) and not refers and _other_value(subject, keys)
 
 
 def reasons_out(text: str, user: str = "") -> str:
@@ -1933,15 +1962,18 @@ def whole(scope: str, found: list[tuple[int, int, str]], items: Items) -> list[t
     return found
 
 
+# what may stand between an item and the mark after it: an aside, a comma ('auth (2 tries) ✓', 'auth, ✓')
+MARK_GAP = re.compile(r"\s*(?:\([^()]*\)\s*)?,?\s*")
+
+
 def _marks_lead(scope: str, found: list[tuple[int, int, str]]) -> bool:
-    """Whether a unit's check marks stand before their items: its first mark has an item right after it and none
-    right before it."""
-    m = MARK.search(scope)
-    if m is None:
-        return False
-    after = any(f[0] >= m.end() and not scope[m.end():f[0]].strip() for f in found)
-    before = any(f[1] <= m.start() and not scope[f[1]:m.start()].strip() for f in found)
-    return after and not before
+    """Whether a unit's check marks stand before their items: more of them have an item right after than right
+    before (`MARK_GAP`)."""
+    lead = trail = 0
+    for m in MARK.finditer(scope):
+        lead += any(f[0] >= m.end() and not scope[m.end():f[0]].strip() for f in found)
+        trail += any(f[1] <= m.start() and MARK_GAP.fullmatch(scope[f[1]:m.start()]) for f in found)
+    return lead > trail
 
 
 def claims(scope: str, items: Items) -> set[tuple[str, str]]:
@@ -2016,12 +2048,13 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                 continue
             if kind == "done" and not MARK.fullmatch(m.group(0)) and (
                     ATTRIBUTIVE.search(scope[max(0, m.start() - 8):m.start()])
-                    or scope[max(0, m.start() - 7):m.start()].endswith("being ")      # the progressive: under way
-                    or SUBJECT_DONE.search(scope[max(0, m.start() - 30):m.start()])
+                    or PROGRESSIVE.search(scope[max(0, m.start() - 8):m.start()])     # under way, not done
+                    or not before and PASSIVE.search(scope[max(0, m.start() - 30):m.start()])
                     and not COUNTED.search(scope[max(0, m.start() - 40):m.start()])):
-                # an adjective ('in a fixed sequence'), or a passive whose subject is no item ('a pg_dump was ruled
-                # out, since dumping orders …'): said of another thing, not of the item beside it; a subject that
-                # counts the work's items is theirs ('13 of 16 flags are cleaned up — most recently X')
+                # an adjective ('in a fixed sequence'), or a passive with no item before it in its clause ('a pg_dump
+                # was ruled out, since dumping orders …'; not 'users: migration is done'): said of another thing,
+                # not of the item beside it; a subject that counts the work's items is theirs ('13 of 16 flags are
+                # cleaned up — most recently X')
                 continue
             if kind == "next":
                 if NEXT_AFTER.match(scope[m.end():]):     # 'users is next after auth', 'next after auth: users'
@@ -2047,7 +2080,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                 if prefix is None:
                     prefix = _marks_lead(scope, found)
                 side = near_after if prefix else near_before
-                if side is not None and not (scope[m.end():side[0]] if prefix else scope[side[1]:m.start()]).strip():
+                if side is not None and (not scope[m.end():side[0]].strip() if prefix
+                                         else MARK_GAP.fullmatch(scope[side[1]:m.start()])):
                     options = [side]
                 elif prefix:
                     continue

@@ -482,18 +482,26 @@ UNDECIDED = re.compile(r"\b(?:undecided|tbd|to be decided|not (?:yet )?(?:decide
 ALTERNATIVE = re.compile(r"\b(?:or|vs\.?|versus)\b")
 # What refers to the choice as the subject of a clause that reopens it (`units.REOPENED`): a pronoun, a noun that
 # names a choice, or the chosen option itself ('the REST choice will be revisited', 'Keep REST — to be revisited').
-CHOICE_SUBJECT = re.compile(r"\b(?:it|this|that|which|choice|decision|approach|option|design|call|transport|protocol|"
-                            r"we|i)\b|^\W*$")
+CHOICE_SUBJECT = re.compile(r"it|this|that|which|choice|decision|approach|call|transport|protocol")
+CHOICE_OBJECT = re.compile(r"\s+(?:it|this|that|the (?:choice|decision|approach|transport|protocol))\b")
 
 
 def _open(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> bool:
-    """The clause leaves the choice open: it says so ('undecided', 'still open'), or it offers the choice and
-    a rejected option as alternatives ('keep REST or move to gRPC'): naming both options is no decision."""
+    """The clause leaves the choice open: it says so ('undecided', 'still open'), it reopens it (`units.REOPENED`,
+    said of the choice: 'the transport will be revisited', 'we'll revisit it'), or it offers the choice and a
+    rejected option as alternatives ('keep REST or move to gRPC'): naming both options is no decision."""
     if UNDECIDED.search(scope):
         return True
+    named = lambda text: any(x.spans(text) for k in keys for x in (k, k.object) if x is not None)  # noqa: E731
     for m in U.REOPENED.finditer(scope):
-        subject = re.split(r"[,;:—–(]|\band\b|\bbut\b", scope[:m.start()])[-1]
-        if CHOICE_SUBJECT.search(subject) or any(x.spans(subject) for k in keys for x in (k, k.object) if x is not None):
+        if m.group(0).split()[0] in ("we", "i", "you", "they", "we'll", "i'll", "we’ll", "i’ll"):
+            # 'we'll revisit it': the choice is what is revisited, its object
+            if CHOICE_OBJECT.match(scope[m.end():]) or named(scope[m.end():m.end() + 40]):
+                return True
+            continue
+        subject = re.split(r"[,;:—–(]|\band\b|\bbut\b", scope[:m.start()])[-1].split()
+        # the subject's head names the choice ('the transport will be revisited'; not 'the bulk endpoint design')
+        if not subject or CHOICE_SUBJECT.fullmatch(subject[-1]) or named(" ".join(subject)):
             return True
     for k in keys:
         for r in rejected:
