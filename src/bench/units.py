@@ -130,12 +130,16 @@ NOT_DOING = frozenset("nothing something anything everything thing string during
 # A copula before a done-word ('#5335 is merged', 'cart.spec.ts is already done'): the item before it is its
 # subject. A done-word as a label ('Done: cart.spec.ts and payment.spec.ts', 'merged:') heads a list.
 COORDINATED = re.compile(r"\s*(?:,|&|/|\+|\band\b|,\s*and\b)\s*")
-PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be)\s+(?:(?!being\b)\w+\s+)?$")
+# before a done-word: a copula (an adverb of completion or a quantifier standing for it: 'now done', 'all merged'),
+# and one word at most, never the progressive's 'being'
+COPULA_DONE = r"(?:is|are|was|were|been|be)"
+BEFORE_DONE = r"\s+(?:(?!being\b)\w+\s+)?$"
+SUBJECT_DONE = re.compile(rf"\b(?:{COPULA_DONE}|now|already|all|both){BEFORE_DONE}")
+PASSIVE = re.compile(rf"\b{COPULA_DONE}{BEFORE_DONE}")
 PROGRESSIVE = re.compile(r"\bbeing\s+$")
-COUNTED = re.compile(r"(?:\b\d+|\b(?:all|both|each|every|first|last|remaining|rest|none|several|most))\b"
-                     r"(?:\s+\S+){0,4}\s+(?:is|are|was|were|been|be|now|already|all|both)\s+(?:\w+\s+)?$")
+COUNTED = re.compile(rf"(?:\b\d+|\b(?:all|both|each|every|first|last|remaining|rest|none|several|most))\b"
+                     rf"(?:\s+\S+){{0,4}}\s+(?:{COPULA_DONE}|now|already|all|both){BEFORE_DONE}")
 ATTRIBUTIVE = re.compile(r"\b(?:a|an|the)\s+$")     # a participle before its noun: 'a fixed sequence'
-SUBJECT_DONE = re.compile(r"\b(?:is|are|was|were|been|be|now|already|all|both)\s+(?:(?!being\b)\w+\s+)?$")   # not the progressive
 DONE_LABEL = re.compile(r"^\s*(?:so far|thus far|to date|until now|already|yet)?\s*[:—–-]\s")     # "Finished so far: a, b"
 LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*)\s*$")     # a label opens its line, bullet or clause
 # Words before a done-word that make it a plan, a condition, a denial or the object of a wish ('may be deleted',
@@ -476,13 +480,20 @@ def status_after(line: "Unit", part: "Unit") -> bool:
     return i >= 0 and part is not line and bool(STATUS_LEAD.match(line.text[i + len(part.text):].lstrip()))
 
 
+def _said_of_before(clause: str, status: bool = True) -> bool:
+    """A clause with no subject of its own (or a pronoun or a short noun phrase for one, reopening a choice) that
+    opens on a status, an exception or a skip, or a reopening: said of the clause before it. A sentence after a
+    semicolon is joined on the last two only (a status there is read by `status_after`)."""
+    return bool(status and STATUS_LEAD.match(clause) or EXCEPTION_LEAD.match(clause) or REOPEN_LEAD.match(clause))
+
+
 def _joined(sentences: list[str]) -> list[str]:
     """A line's sentences, a clause after a semicolon that opens on an exception or a skip with no subject of its
     own ('…; except the ingress pods', '…; skip this during incidents'), or that reopens the choice before it ('…;
     it will be revisited next sprint'), kept with the one before: it is said of it."""
     out: list[str] = []
     for s in sentences:
-        if out and out[-1].rstrip().endswith(";") and (EXCEPTION_LEAD.match(s) or REOPEN_LEAD.match(s)):
+        if out and out[-1].rstrip().endswith(";") and _said_of_before(s, status=False):
             out[-1] = f"{out[-1]} {s}"
         else:
             out.append(s)
@@ -554,9 +565,7 @@ def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: t
         j += 1      # a comment on it ('— refused'), or the value of the label that holds it ('port: complete')
     # a clause with no subject of its own that opens on a status ending what came before ('"<rule>" - Omar's early
     # rule; moot now that no majors are left', '<rule>; no longer in force') is said of the clause before it
-    while j + 1 < len(bounds) and (STATUS_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]])
-                                   or EXCEPTION_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]])
-                                   or REOPEN_LEAD.match(text[bounds[j + 1][0]:bounds[j + 1][1]])):
+    while j + 1 < len(bounds) and _said_of_before(text[bounds[j + 1][0]:bounds[j + 1][1]]):
         j += 1
     labels = 0          # the sentence's opening labels, each short and closed by a colon ('Unconfirmed: From X: ...')
     while labels + 1 < len(bounds) and seps[labels + 1] == ":" \
@@ -758,6 +767,11 @@ FUNCTION = frozenset("""a an the this that these those to of for in on at by wit
 any all every each some its it i me my mine you your yours we us our he him his she her they them their
 is are was were be been being am do does did has have had will would shall should can could may might must
 there here so then than""".split())
+
+
+def anchors_of(key: str) -> tuple[str, ...]:
+    """A key's anchors (ids, paths, numbers), without compiling the key."""
+    return _pieces(normalize(key))[0]
 
 
 def _pieces(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

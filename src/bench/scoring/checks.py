@@ -145,7 +145,7 @@ class Judge:
             `rule`); a decision, a rejected option and a payload are phrases; a fact keeps its anchors and one
             ordinary word at least."""
             texts = U.keys_of(keys)
-            anchored = [bool(U.Key(x).anchors) for x in texts] if rule else [False] * len(texts)
+            anchored = [bool(U.anchors_of(x)) for x in texts] if rule else [False] * len(texts)
             return tuple(sorted((U.Key(x, mode, slack, rule=rule, pinned_by=any(a for j, a in enumerate(anchored) if j != i),
                                        person=self.user)
                                  for i, x in enumerate(texts)), key=len, reverse=True))
