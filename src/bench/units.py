@@ -163,10 +163,11 @@ _CONSENT = r"(?:ok|okay|o\.k(?=\.)|approval|sign-?off|go-?ahead|green light|perm
 @lru_cache(maxsize=None)
 def _consult(name: str = "") -> re.Pattern[str]:
     """Consulting the user (`name`, when the scenario names them: 'check with Hannah')."""
-    person = rf"(?:{_PRONOUNS}{'|' + re.escape(name) if name else ''})"
+    named = "|" + re.escape(name) if name else ""
+    person = rf"(?:{_PRONOUNS}{named})"
+    whose = rf"(?:her|his|my|your|(?:the user{named})['’]s)"
     return re.compile(rf"\b(?:(?:check\w*\s+(?:in\s+)?with|consult\w*|confirm\w*\s+with|run\w*\s+(?:it|them|this|that)\s+by)"
-                      rf"\s+{person}\b|(?:her|his|my|your|the user['’]s{'|' + re.escape(name) + '[’' + chr(39) + ']s' if name else ''})"
-                      rf"\s+(?:explicit\s+)?{_CONSENT}\b|{_CONSENT}\s+from\s+{person}\b)")
+                      rf"\s+{person}\b|{whose}\s+(?:explicit\s+)?{_CONSENT}\b|{_CONSENT}\s+from\s+{person}\b)")
 
 
 EQUIVALENTS = {
@@ -436,9 +437,6 @@ def _windows(text: str, head: str, sentence: bool = True, row: bool = False) -> 
 # parentheses (an aside belongs to the clause it stands in).
 CLAUSE = re.compile(r"\s[—–-]\s|;\s|:\s|\s(?=(?:because|since|while|although|though|whereas|but|so that|"
                     r"after which)\s)|,\s(?=(?:which|so|but|and then|then|now|later)\s)|\s→\s|\s[·•]\s")
-# a clause that opens on a status, with no subject of its own ('moot now that ...', 'now lifted')
-# a clause that opens on an exception or a skip, with no subject of its own ('; except the ingress pods', '; skip
-# this during incidents'): said of the rule before it
 # A choice put back on the table, in the future or the progressive ('will be revisited', 'is being reconsidered',
 # 'we'll revisit it'), not one done in the past ('revisited and kept'), nor on a condition ('to be revisited only if
 # partners move to HTTP/2', 'only when …'): a clause opening on it, its subject a pronoun or a short noun phrase, is
@@ -447,11 +445,14 @@ CLAUSE = re.compile(r"\s[—–-]\s|;\s|:\s|\s(?=(?:because|since|while|although
 ON_CONDITION = r"(?![^.;]{0,30}?\b(?:if|unless|once|should|in case|only when|only after|only once)\b)"
 REOPEN_VERB = r"(?:revisit|reconsider|re-?evaluate|reopen|re-?decide)"
 REOPENED = re.compile(rf"(?:\b(?:(?:will|would|to|shall|is going to)\s+be\s+(?:\w+ly\s+)?|(?:is|are)\s+being\s+)"
-                      rf"{REOPEN_VERB}e?d\b|\b(?:we|i|you|they)(?:['’]ll|\s+will|\s+are going to|\s+plan to)\s+"
+                      rf"{REOPEN_VERB}e?d\b|\b(?P<by>we|i|you|they)(?:['’]ll|\s+will|\s+are going to|\s+plan to)\s+"
                       rf"{REOPEN_VERB}\b){ON_CONDITION}")
 REOPEN_LEAD = re.compile(r"^(?:and\s+|but\s+)?(?:(?:it|this|that|which|the(?:\s+[\w-]+){1,3})\s+)?(?:" + REOPENED.pattern + ")")
+# a clause that opens on an exception or a skip, with no subject of its own ('; except the ingress pods', '; skip
+# this during incidents'): said of the rule before it
 EXCEPTION_LEAD = re.compile(r"^(?:and\s+|but\s+)?(?:except|apart from|other than|save for|unless|skip\w*|but for|"
                             r"aside from)\b")
+# a clause that opens on a status, with no subject of its own ('moot now that ...', 'now lifted')
 STATUS_LEAD = re.compile(rf"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?(?:(?:is|are|was|were|has been|have been)\s+)?"
                          rf"\b(?:{STATUS})\b")
 LABEL_WORDS = 8       # a sentence's opening words before a colon that label the rest ('From the CI watch: ...')
@@ -895,7 +896,7 @@ class Key:
     one ordinary word must be held when the key has any (a fact's token is no fact)."""
 
     __slots__ = ("text", "anchors", "words", "stems", "slack", "mode", "worded", "_anchors", "_cores", "_phrase",
-                 "object", "bound", "_contrast", "named", "person", "_reworded", "_noun")
+                 "object", "bound", "_contrast", "named", "person", "reworded", "_noun")
 
     def __init__(self, text: str, mode: str = LOOSE, slack: int = 0, worded: bool = False, choice: bool = False,
                  rule: bool = False, pinned_by: bool = False, person: str = ""):
@@ -919,7 +920,8 @@ class Key:
                 rf"\s*(?:[.,;:!?)—–]|\s-\s|\*|$))")
         self.anchors, self.words = _pieces(self.text)
         self.stems = tuple(stem(w) for w in self.words)
-        self._reworded = any(s in EQUIVALENTS for s in self.stems)
+        # one of its words may be said in other words (`EQUIVALENTS`): no word of it is sure to be in a text
+        self.reworded = any(s in EQUIVALENTS for s in self.stems)
         # the words that bound a rule ('after the crash is fixed', 'archive, not delete') are never the one to go
         self.bound = tuple(stem(w) for w in self.words if w in BOUND_WORDS) if rule else ()
         # a key that sets one word against another ('archive, not delete'): the negation governs the word after
@@ -1025,7 +1027,7 @@ class Key:
         have = stems if stems is not None else stems_of(scope)
         if any(s in NEGATORS for s in self.stems) and NEAR_NEGATION.search(scope):
             have = have | NEGATORS       # a key's negation is any negation ('archived, never deleted')
-        if self._reworded:
+        if self.reworded:
             have = have | {s for s in self.stems if s not in have and self._equivalent(scope, s)}
         missing = sum(s not in have for s in self.stems)
         if self._contrast is not None and not missing:
@@ -1104,11 +1106,6 @@ def _whole(scope: str, text: str) -> bool:
     return next(iter(spans(scope, text, str.isalnum)), None) is not None
 
 
-def reworded(key: "Key") -> bool:
-    """A key one of whose words may be said in other words (`EQUIVALENTS`): no word of it is sure to be in a text."""
-    return any(s in EQUIVALENTS for s in key.stems)
-
-
 def probes(*keys: "Key") -> tuple[str, ...]:
     """What a `KeyIndex` looks a key up by: a word any text that holds the key holds the start of — its
     first anchor, else its content words' stems (each, when one of them may be missing)."""
@@ -1121,8 +1118,8 @@ def probes(*keys: "Key") -> tuple[str, ...]:
         elif k.anchors:
             out.append(_tail(k.anchors[0]) or k.anchors[0])
         elif k.stems:
-            # a word that may be said in other words is no probe (`reworded`): the key's other words are
-            plain = [x for x in k.stems if x not in EQUIVALENTS] if reworded(k) else list(k.stems)
+            # a word that may be said in other words is no probe (`Key.reworded`): the key's other words are
+            plain = [x for x in k.stems if x not in EQUIVALENTS] if k.reworded else list(k.stems)
             if not plain:       # every word may be said otherwise ('without asking'): its other keys find it
                 plain = list(k.stems)
             out.extend(plain if k.slack or len(plain) < len(k.stems) else plain[:1])
@@ -1516,6 +1513,8 @@ def _other_value(body: str, keys: Iterable) -> bool:
 def asides_out(text: str, keys: Iterable = ()) -> str:
     """`text` without its asides that have a subject of their own (above) — one that names a word of `keys` (the
     rule's: '(the freeze no longer applies)') is said of the rule and stays."""
+    if "(" not in text and not ENDED.search(text):
+        return text
     keys = tuple(keys)
     words = {stem(w) for k in keys for w in (k.words if isinstance(k, Key) else _pieces(normalize(k))[1])}
     if "(" in text:
@@ -2089,8 +2088,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
             if not options:
                 continue
             if MARK.fullmatch(m.group(0)):
-                # a mark stands beside its item, on the side the list puts its marks: after ('auth ✓ users ✓') or,
-                # where the first mark opens on an item, before ('✅ auth ✅ users → catalog now')
+                # a mark stands beside its item, on the side the list puts its marks (`_marks_lead`): after ('auth ✓
+                # users ✓') or before ('✅ auth ✅ users → catalog now')
                 if prefix is None:
                     prefix = _marks_lead(scope, found)
                 side = near_after if prefix else near_before

@@ -145,10 +145,9 @@ class Judge:
             `rule`); a decision, a rejected option and a payload are phrases; a fact keeps its anchors and one
             ordinary word at least."""
             texts = U.keys_of(keys)
-            anchored = [bool(U.anchors_of(x)) for x in texts] if rule else [False] * len(texts)
-            return tuple(sorted((U.Key(x, mode, slack, rule=rule, pinned_by=any(a for j, a in enumerate(anchored) if j != i),
-                                       person=self.user)
-                                 for i, x in enumerate(texts)), key=len, reverse=True))
+            anchored = [rule and bool(U.anchors_of(x)) for x in texts]
+            return tuple(sorted((U.Key(x, mode, slack, rule=rule, pinned_by=sum(anchored) > a, person=self.user)
+                                 for x, a in zip(texts, anchored)), key=len, reverse=True))
 
         def fact(keys) -> tuple[U.Key, ...]:
             """A fact's key pinned by an anchor may lose one ordinary word; one without is a phrase (a test's
@@ -195,7 +194,7 @@ class Judge:
         self.index = U.KeyIndex([(mid, probes(*keys)) for mid, keys in self.missions]
                                 # a rule is looked up by its longest key, and by its anchors: one plain key may go;
                                 # by every key when the longest may be said in other words (`units.EQUIVALENTS`)
-                                + [(cid, (q, *probes(*(keys if keys and U.reworded(keys[0]) else keys[:1]),
+                                + [(cid, (q, *probes(*(keys if keys and keys[0].reworded else keys[:1]),
                                                      *(k for k in keys if k.anchors))))
                                    for cid, q, keys, _ in self.constraints]
                                 + [(iid, probes(*(ks[0] for ks in sets))) for iid, sets in self.injections]
@@ -494,7 +493,7 @@ def _open(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> b
         return True
     named = lambda text: any(x.spans(text) for k in keys for x in (k, k.object) if x is not None)  # noqa: E731
     for m in U.REOPENED.finditer(scope):
-        if m.group(0).split()[0] in ("we", "i", "you", "they", "we'll", "i'll", "we’ll", "i’ll"):
+        if m.group("by"):
             # 'we'll revisit it': the choice is what is revisited, its object
             if CHOICE_OBJECT.match(scope[m.end():]) or named(scope[m.end():m.end() + 40]):
                 return True
