@@ -126,14 +126,16 @@ FLOOR = {
             "revived": 0.90},
     "holdout": {"goal": 0.99, "constraint": 0.91, "fact": 0.99, "decision": 0.99, "leakage": 0.99, "stale": 0.84,
                "revived": 0.99},
-    "holdout2": {"goal": 0.78, "constraint": 0.75, "fact": 0.67, "decision": 0.11, "leakage": 0.66, "stale": 0.99,
+    "holdout2": {"goal": 0.78, "constraint": 0.75, "fact": 0.67, "decision": 0.18, "leakage": 0.66, "stale": 0.99,
                 "revived": 0.86},
     "holdout3": {"goal": 0.58, "constraint": 0.70, "fact": 0.88, "decision": 0.67, "leakage": 0.51, "stale": 0.99,
                 "revived": 0.84},
-    "holdout4": {"goal": 0.65, "constraint": 0.71, "fact": 0.90, "decision": 0.47, "leakage": 0.85, "stale": 0.66,
+    "holdout4": {"goal": 0.65, "constraint": 0.71, "fact": 0.90, "decision": 0.65, "leakage": 0.85, "stale": 0.66,
                 "revived": 0.72},
-    "holdout5": {"goal": 0.65, "constraint": 0.68, "fact": 0.66, "decision": 0.20, "leakage": 0.54, "stale": 0.92,
+    "holdout5": {"goal": 0.65, "constraint": 0.68, "fact": 0.66, "decision": 0.39, "leakage": 0.54, "stale": 0.92,
                 "revived": 0.76},
+    "holdout6": {"goal": 0.74, "constraint": 0.47, "fact": 0.74, "decision": 0.26, "leakage": 0.42, "stale": 0.77,
+                "revived": 0.75},
 }
 
 

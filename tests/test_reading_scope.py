@@ -311,3 +311,35 @@ def test_a_reviewers_findings_on_these_readings_hold():
     assert growth("Rules (Hannah): team-growth flags can be deleted w/o checking with Hannah.") == .5
     # a mark after an item binds back across an aside or a comma
     assert {("auth", "done"), ("users", "done")} <= claims("auth (retried) ✓, users ✓, catalog → orders now")
+
+
+def test_a_decision_in_terse_notes_is_read_by_its_structure():
+    """A choice written as notes write it: its head before the modifier ('pagination by cursor'), a long word
+    clipped ('int cents'), a part of an identifier ('pg_advisory_xact_lock'), a quoted field, an option as a field's
+    whole value ('transport: REST'), the rejected option elided against the choice ('cursor pagination (not
+    offset)'), and a rejected option's own aside, whose source is its own."""
+    cursor = reading("decision-32k", "a62", "d-cursor", "decision")
+    assert cursor("Pagination by cursor, integer cents, advisory locks — all in place.") == 1
+    assert cursor('{"settled": {"pagination": "cursor-based; offsets skip rows"}}') == 1
+    assert cursor("Offsets by cursor position are next.") == 0      # the head is not the key's
+    cents = reading("decision-32k", "a62", "d-cents", "decision")
+    assert cents("design: REST; money int cents; pg advisory locks") == 1
+    assert cents("Money is kept as whole cents in integers.") == 1
+    assert cents("Money: cents in floats, not integers.") == 0
+    locks = reading("decision-32k", "a62", "d-locks", "decision")
+    assert locks("Sequence generation takes pg_advisory_xact_lock instead of Redis.") == 1
+    rest = reading("decision-32k", "a62", "d-rest", "decision")
+    assert rest("design:\n  transport: REST   # gRPC out\n  pagination: cursor") == 1
+    assert rest("| topic | state |\n|---|---|\n| transport | REST |") == 1
+    assert rest("rejected: REST") == 0 and rest("the REST endpoint: 502 errors") == 0
+    assert rest("transport: REST for now, gRPC next") == 0
+    assert rest("| topic | state | set by |\n|---|---|---|\n"
+                "| transport | REST | Fatima (gRPC idea from the platform-architecture session ignored) |") == 1
+    # a source the row gives the choice itself still disowns it
+    assert rest("| topic | state | set by |\n|---|---|---|\n| transport | REST | platform-architecture session |") == 0
+    # the elided option is read only where it is set against the choice, never proposed again by itself
+    assert reading("decision-32k", "a62", "d-cursor", "decision")(
+        "- Original design calls: REST, cursor pagination (not offset), integer cents for money, Postgres advisory "
+        "locks for the order number sequence.") == 1
+    assert reading("decision-32k", "a62", "d-cursor", "revived")("Listing: cursor pagination; offset in the SDK.") == 0
+    assert reading("decision-32k", "a62", "d-cursor", "revived")("Switch the listing to pagination with offsets.") == 1

@@ -657,6 +657,15 @@ def contrast_out(text: str, options: Iterable["Key"]) -> str:
     return text
 
 
+def option_asides_out(text: str, options: Iterable["Key"]) -> str:
+    """`text` without each aside that names one of `options` ('REST | Fatima (gRPC idea from the platform session
+    ignored)'): what an aside says of a rejected option — its source, its refusal — is that option's, not the
+    choice's it stands beside."""
+    options = tuple(options)
+    return ASIDE.sub(lambda m: " " * len(m.group(0)) if any(o.spans(m.group(0)) for o in options) else m.group(0),
+                     text) if "(" in text else text
+
+
 def keys_of(keys: Iterable[str]) -> tuple[str, ...]:
     return tuple(k for k in (normalize(k) for k in keys) if k)
 
@@ -871,6 +880,7 @@ CHOSEN = re.compile(r"\b(?:keep\w*|kept|use[sd]?|using|stay\w*|stick\w* with|go(
 
 CHOICE_COLUMN = r"(?:chosen|choice|decided|decision|picked|selected)"    # a column that holds what was chosen
 COPULA = r"(?:is|are|stays?|remains?|will be)"
+HEAD_FIRST = r"(?:by|in|with|via|using|through|as|on)"     # what joins a head to its modifier put after it
 # a word between a label and its value that is no negation, no adverb of rarity and no 'from' (what is switched
 # from is the old value: 'pagination will be switched from cursor to offset')
 NOT_NEGATION = r"(?!(?:not|never|no|non|rarely|seldom|hardly|barely|from)\b|\w*n['’]t\b)"
@@ -880,12 +890,33 @@ LEAD_WORDS = (r"\s*(?:(?:still|now|always|all|the|a|an|just|only|strictly|fully|
               r"stays?|remains?)\s+){0,2}?")
 
 
+def _inflection(word: str) -> str:
+    if len(word) < 4:
+        return rf"{re.escape(word)}(?:s|es|ed|d|ing)?"
+    s = stem(word)
+    return rf"{re.escape(s)}{re.escape(s[-1])}?{INFLECTED}"
+
+
 def _inflected(word: str) -> str:
     """A word with its inflections: 'merge' matches merges, merged, merging; 'stop' stopped."""
-    if len(word) < 4:
-        return rf"\b{re.escape(word)}(?:s|es|ed|d|ing)?\b"
-    s = stem(word)
-    return rf"\b{re.escape(s)}{re.escape(s[-1])}?{INFLECTED}\b"
+    return rf"\b{_inflection(word)}\b"
+
+
+CLIPPED = 7     # a word this long may be clipped to its first three letters or more, as notes clip ('int', 'repl.')
+
+
+def clippable(word: str) -> bool:
+    return len(word) >= CLIPPED and word.isalpha()
+
+
+def _phrase_word(word: str) -> str:
+    """A phrase's word as terse text writes it: inflected, clipped when long ('int cents' for integer cents), and
+    as a part of an identifier ('pg_advisory_xact_lock' holds advisory and lock): '_' bounds it as a space does."""
+    body = _inflection(word)
+    if clippable(word):
+        clips = "|".join(re.escape(word[:n]) for n in range(len(word) - 1, 2, -1))
+        body = rf"(?:{body}|(?:{clips})\.?)"
+    return rf"(?<![^\W_]){body}(?![^\W_])"
 
 
 class Key:
@@ -896,7 +927,7 @@ class Key:
     one ordinary word must be held when the key has any (a fact's token is no fact)."""
 
     __slots__ = ("text", "anchors", "words", "stems", "slack", "mode", "worded", "_anchors", "_cores", "_phrase",
-                 "object", "bound", "_contrast", "named", "person", "reworded", "_noun")
+                 "object", "bound", "_contrast", "named", "person", "reworded", "_noun", "looks", "_value")
 
     def __init__(self, text: str, mode: str = LOOSE, slack: int = 0, worded: bool = False, choice: bool = False,
                  rule: bool = False, pinned_by: bool = False, person: str = ""):
@@ -936,6 +967,8 @@ class Key:
                               re.compile(rf"(?:\b(?:not|never)\b|n['’]t\b)\W+(?:\w+\W+){{0,1}}?{kept}|"
                                          rf"\bno\s+(?:need\s+to\s+)?{kept}"))
         self.mode, self.worded = mode, worded and bool(self.words)
+        # what a text that holds each word holds: its stem, or a phrase's long word as clipped (`_phrase_word`)
+        self.looks = tuple(w[:3] if mode == PHRASE and clippable(w) else s for w, s in zip(self.words, self.stems))
         # one ordinary word may go from a key pinned by an anchor or of three words or more: never every part
         # (a worded key keeps a word too), and never one of two plain words ('oldest to newest' is not 'oldest');
         # a number the key spells out ('five flags') pins it no more than as written
@@ -950,6 +983,7 @@ class Key:
         self._anchors = [re.compile(_anchor_pattern(a)) for a in self.anchors]
         self._cores = [_anchor_cores(a) for a in self.anchors]
         self._phrase: re.Pattern[str] | None = None
+        self._value: re.Pattern[str] | None = None
 
     def __repr__(self) -> str:
         return f"Key({self.text!r})"
@@ -967,8 +1001,8 @@ class Key:
                     continue
                 ws = [w for w in SPLIT_WORD.split(t) if len(w) > 1 and w not in FUNCTION]
                 if ws:
-                    parts.append(r"[\s-]?".join(_inflected(w) for w in ws))
-            gap = r"(?:\W+(?:\w+\W+){0,2}?|\W*)"      # at most two other words between
+                    parts.append(r"[\s-]?".join(_phrase_word(w) for w in ws))
+            gap = r"(?:[\W_]+(?:[^\W_]+[\W_]+){0,2}?|[\W_]*)"      # at most two other words between
             pattern = gap.join(parts)
             if VERB_PHRASE.match(self.text) and len(parts) > 2:
                 # a verb phrase in the passive, its object first ('the old snapshots on db-7 can be deleted',
@@ -979,9 +1013,14 @@ class Key:
                 # api switched to grpc', '… to be switched over to grpc')
                 pattern = "|".join([pattern] + [rf"{gap.join(parts[1:i])}\s+{aux}{{0,3}}?{parts[0]}"
                                                 rf"{gap}{gap.join(parts[i:])}" for i in range(2, len(parts))])
-            if len(parts) > 1:      # its last word as a label over the rest ('Pagination: cursor-based') or as the
-                # subject of a copula ('pagination is cursor-based'); a negation between the two says the opposite
-                pattern = rf"{pattern}|{parts[-1]}(?:\s*:|\s+{COPULA}){LEAD_WORDS}{gap.join(parts[:-1])}"
+            if len(parts) > 1:      # its last word as a label over the rest ('Pagination: cursor-based', a quoted
+                # field: '"pagination": "cursor"') or as the subject of a copula ('pagination is cursor-based'); a
+                # negation between the two says the opposite
+                pattern = (rf"{pattern}|{parts[-1]}(?:[\"'”’]?\s*[:=]|\s+{COPULA}){LEAD_WORDS}[\"'“‘]?"
+                           rf"{gap.join(parts[:-1])}")
+                # or the head first, its modifier after a preposition ('pagination by cursor', 'cents in integers')
+                pattern = (rf"{pattern}|{parts[-1]}\s+{HEAD_FIRST}\s+(?:{NOT_NEGATION}[^\W_]+\s+)?"
+                           rf"{gap.join(parts[:-1])}")
                 # or as the subject cell of a table row whose next cell is the choice made for it ('| Pagination |
                 # cursor |' under 'Decision | Chosen', read 'decision: pagination | chosen: cursor')
                 pattern = (rf"{pattern}|{parts[-1]}\s*\|\s*{CHOICE_COLUMN}\s*:\s*(?:{NOT_NEGATION}\w+[^\w|]+){{0,2}}?"
@@ -989,17 +1028,27 @@ class Key:
             self._phrase = re.compile(pattern) if parts else re.compile(r"(?!)")
         return self._phrase
 
+    def valued(self, scope: str) -> bool:
+        """A choice's object as the whole value of a field ('transport: REST  # gRPC out', a table row's
+        'state: REST |', '"transport": "REST"'): a field set to an option says it is the one in use. A list ('All in
+        place: REST, gRPC') names options and chooses none, and what an aside adds is read as a contrast (`checks.
+        _contrasted`: 'REST (gRPC rejected)'), never as the value's end ('REST (gRPC rejected), gRPC (REST rejected)')."""
+        if self._value is None:
+            self._value = re.compile(rf"(?:^|␞|\|)\s*[\"'“]?[^:|␞\"'“”]{{1,40}}?[\"'”]?\s*[:=]\s*[\"'“]?"
+                                     rf"(?:{self.object.phrase.pattern})[\"'”]?\s*(?=$|[|#;.␞—–]|\s-\s)")
+        return bool(self._value.search(scope))
+
     def maybe(self, text: str) -> bool:
         """A cheap necessary test on a whole text before any unit is read."""
         if self.text in text or self.object is not None and self.object.maybe(text):
             return True
         if self.mode == PHRASE and not self.anchors and len(self.words) < 2:
-            return bool(self.words) and stem(self.words[0]) in text
+            return bool(self.words) and self.looks[0] in text
         if not self._anchored(text):
             return False
         missing = 0
-        for s in self.stems:        # a stem missing past the slack rules the key out: no need to look for the rest
-            if s not in text and s not in EQUIVALENTS:     # one said otherwise is read in a unit (`_equivalent`)
+        for s, look in zip(self.stems, self.looks):     # a word missing past the slack rules the key out
+            if look not in text and s not in EQUIVALENTS:     # one said otherwise is read in a unit (`_equivalent`)
                 missing += 1
                 if missing > self.slack:
                     return False
@@ -1016,7 +1065,7 @@ class Key:
             scope = self.named.sub(_spaces, scope)
         if self.text in scope and _whole(scope, self.text):
             return True
-        if self.object is not None and self.object.held(scope, stems) and CHOSEN.search(scope):
+        if self.object is not None and self.object.held(scope, stems) and (CHOSEN.search(scope) or self.valued(scope)):
             return True
         if not self.anchors and not self.words:
             return False
@@ -1071,7 +1120,7 @@ class Key:
         out = [(m.start(), m.end()) for m in re.finditer(re.escape(self.text), scope)]
         if out or not (self.anchors or self.words):
             return out
-        if self.object is not None and not self.phrase.search(scope) and CHOSEN.search(scope):
+        if self.object is not None and not self.phrase.search(scope) and (CHOSEN.search(scope) or self.valued(scope)):
             return self.object.spans(scope)
         if self.mode == PHRASE:
             return [(m.start(), m.end()) for m in self.phrase.finditer(scope)]
@@ -1093,6 +1142,19 @@ class Key:
         if any(s in NEGATORS for s in stems):
             stems = (*stems, *NEGATORS)      # the key's negation, however it is said (`held`)
         return WORD_TOKEN.sub(lambda m: " " if stem(m.group(0)) in stems else m.group(0), scope)
+
+
+def elided(option: Key, chosen: Iterable[Key]) -> Key | None:
+    """A rejected option that shares its head noun with the choice, as a contrast names it, by what sets it apart
+    ('cursor pagination (not offset)', 'advisory locks, never Redis'): read only where it is set against the choice,
+    never as the option proposed again ('offset' alone is no pagination)."""
+    if option.anchors or len(option.words) < 2:
+        return None
+    for c in chosen:
+        c = c.object or c
+        if c.stems and c.stems[-1] == option.stems[-1] and c.stems[:-1] != option.stems[:-1]:
+            return Key(" ".join(option.words[:-1]), PHRASE)
+    return None
 
 
 def _spaces(m: re.Match[str]) -> str:
@@ -1119,9 +1181,9 @@ def probes(*keys: "Key") -> tuple[str, ...]:
             out.append(_tail(k.anchors[0]) or k.anchors[0])
         elif k.stems:
             # a word that may be said in other words is no probe (`Key.reworded`): the key's other words are
-            plain = [x for x in k.stems if x not in EQUIVALENTS] if k.reworded else list(k.stems)
+            plain = [x for x, s in zip(k.looks, k.stems) if s not in EQUIVALENTS] if k.reworded else list(k.looks)
             if not plain:       # every word may be said otherwise ('without asking'): its other keys find it
-                plain = list(k.stems)
+                plain = list(k.looks)
             out.extend(plain if k.slack or len(plain) < len(k.stems) else plain[:1])
         else:
             out.append(k.text)

@@ -170,6 +170,9 @@ class Judge:
         self.facts = [(f.id, fact(f.keys)) for f in t.facts]
         self.decisions = [(d.id, tuple(U.Key(x, U.PHRASE, choice=True) for x in U.keys_of(d.keys)),
                            k(d.rejected, U.PHRASE, 0)) for d in t.decisions]
+        # what sets a choice against its rejected options: each option, or as a contrast elides it (`units.elided`)
+        self.contrasts = {did: (*rejected, *(e for r in rejected if (e := U.elided(r, keys)) is not None))
+                          for did, keys, rejected in self.decisions}
         self.items = {w.id: U.Items(it.id for it in w.items) for w in t.workstreams if w.items}
         self.first = {w.id: U.Mention(w.items[0].id) for w in t.workstreams if w.items}
         items = {normalize(it.id): it.id for w in t.workstreams for it in w.items}
@@ -369,8 +372,9 @@ class Judge:
             ok = lambda u, ks=keys: (not U.ended(u.scope) and all(_proposed(u.scope, k) for k in ks)  # noqa: E731
                                      and not _open(u.scope, ks, rejected))
             chosen = tuple(k.object for k in keys if k.object is not None)
-            if some(keys, ok, did in owned, contrast=rejected) or len(chosen) == len(keys) and some(
-                    chosen, lambda u: ok(u, chosen) and _contrasted(u.scope, rejected), did in owned, contrast=rejected):
+            against = self.contrasts[did]
+            if some(keys, ok, did in owned, contrast=against) or len(chosen) == len(keys) and some(
+                    chosen, lambda u: ok(u, chosen) and _contrasted(u.scope, against), did in owned, contrast=against):
                 h.decisions.add(did)
         for eid, first in self.words:
             if first in text and spoken(first, [(u, v) for u, v in r.voiced if first in u.scope]):

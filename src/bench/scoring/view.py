@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from bench.scenarios.loader import normalize
 from bench.harness.messages import MARKER, Message
-from bench.units import (LABEL_WORDS, MARKER_LEAD, NEAR_NEGATION, SEP, Unit, clause_of, contrast_out, excuses, reasons_out,
-                         sourced, units, without)
+from bench.units import (LABEL_WORDS, MARKER_LEAD, NEAR_NEGATION, SEP, Unit, clause_of, contrast_out, excuses,
+                         option_asides_out, reasons_out, sourced, units, without)
 
 # A memo part holds verbatim entries "#N: text" separated by blank lines (strategies/vibey/memo.py).
 MEMO_ENTRY = re.compile(r"\n\n(?=#\d+: )")
@@ -103,7 +103,7 @@ def said_by_user(u: Unit, v: str, keys: tuple[str, ...], said: "Said", verbatim:
         return v == USER
     u = clause_of(u, keys)          # what the clause that holds them says, not another clause of the sentence
     if contrast:
-        u = Unit(contrast_out(u.text, contrast), u.head, u.sentence, u.row)
+        u = Unit(option_asides_out(contrast_out(u.text, contrast), contrast), u.head, u.sentence, u.row)
     plain = u.scope
     for k in keys:
         plain = without(plain, k)
