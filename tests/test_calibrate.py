@@ -117,7 +117,7 @@ def test_exit_codes_and_json_shape(tmp_path, capsys):
 # The floor CI holds the shipped corpus to, per split and per metric: each metric's κ measured at the commit that
 # set it, rounded down to just below it. A change to the readings that loses agreement with the readers on any
 # metric fails here; one that gains should raise the floor in the same commit (docs/scoring.md, "Calibration",
-# has the figures). `holdout2` … `holdout5` were written by labellers who never saw the scorer; `holdout5` was
+# has the figures). `holdout2` … `holdout6` were written by labellers who never saw the scorer; `holdout6` was
 # never tuned on (the report states it as the unseen figure), so its low floor is a measurement, not a target.
 FLOOR = {
     "dev": {"goal": 0.84, "constraint": 0.91, "fact": 0.99, "decision": 0.99, "leakage": 0.89, "stale": 0.87,
@@ -132,9 +132,9 @@ FLOOR = {
                 "revived": 0.84},
     "holdout4": {"goal": 0.65, "constraint": 0.71, "fact": 0.90, "decision": 0.65, "leakage": 0.85, "stale": 0.66,
                 "revived": 0.72},
-    "holdout5": {"goal": 0.65, "constraint": 0.68, "fact": 0.66, "decision": 0.39, "leakage": 0.54, "stale": 0.92,
+    "holdout5": {"goal": 0.65, "constraint": 0.74, "fact": 0.66, "decision": 0.39, "leakage": 0.63, "stale": 0.92,
                 "revived": 0.76},
-    "holdout6": {"goal": 0.74, "constraint": 0.47, "fact": 0.74, "decision": 0.26, "leakage": 0.42, "stale": 0.77,
+    "holdout6": {"goal": 0.74, "constraint": 0.50, "fact": 0.74, "decision": 0.26, "leakage": 0.42, "stale": 0.77,
                 "revived": 0.75},
 }
 

@@ -343,3 +343,33 @@ def test_a_decision_in_terse_notes_is_read_by_its_structure():
         "locks for the order number sequence.") == 1
     assert reading("decision-32k", "a62", "d-cursor", "revived")("Listing: cursor pagination; offset in the SDK.") == 0
     assert reading("decision-32k", "a62", "d-cursor", "revived")("Switch the listing to pagination with offsets.") == 1
+
+
+def test_a_rule_in_a_handoffs_shorthand_is_read_by_its_structure():
+    """A clock range however joined ('16–20', 'between 14:00 and 18:00'), a clause after a colon whose subject is a
+    pronoun read with the clause it refers to, a status that governs the other value after it ('— no longer the
+    Friday window'), a sentence that ends inside a bracket, a key's negation said by another negator, and a unit's
+    short form ('>1 yr' for 'more than a year')."""
+    moved = reading("migration-32k", "a86", "c-freeze-moved", "constraint")
+    assert moved("Rules: order fixed; freeze is Thu 16–20 UTC now.") == .5
+    assert moved("freeze: Thursdays 16:00-20:30 UTC") == 0 and moved("freeze: Thursdays 4-8pm UTC") == 0
+    assert moved("She also told us the payments freeze has moved: it's now Thursdays 16:00-20:00 UTC — no longer the "
+                 "Friday 14:00-18:00 window.") == .5
+    assert moved("Freeze: Thursdays 16:00-20:00 UTC — no longer the Thursday window.") == 0
+    assert moved("Freeze: Thursdays 16:00-20:00 UTC — no longer in force.") == 0
+    # the clause the pronoun refers to brings its source with it
+    assert moved("The calendar cron said the payments freeze has moved: it's now Thursdays 16:00-20:00 UTC.") == 0
+    assert moved("(The soak timer reported orders at 24h, so it's fine.) She also told us the payments freeze has "
+                 "moved: it's now Thursdays 16:00-20:00 UTC.") == .5
+    friday = reading("migration-32k", "a60", "c-freeze", "constraint")
+    assert friday("- **Payments freeze:** no cutovers on Fridays between 14:00 and 18:00 UTC.") == .5
+    assert friday("- Payments freeze: no cutovers on Fridays from 14:00 to 18:00 UTC.") == .5
+    assert friday("- Payments freeze: no cutovers on Fridays between 14:00 and 19:00 UTC.") == 0
+    assert friday("- Payments freeze: no cutovers on Thursdays between 14:00 and 18:00 UTC.") == 0
+    archive = reading("withdrawal-32k", "a250", "c-growth-archive", "constraint")
+    assert archive("rules in force (Hannah): growth flags: archive only (never delete) and only if the experiment "
+                   "ended >1 yr ago.") == .5
+    assert archive("rules in force (Hannah): growth flags: archive only (never delete) and only if the experiment "
+                   "ended >1 wk ago.") == 0
+    assert archive("rules in force (Hannah): growth flags: delete only (never archive) and only if the experiment "
+                   "ended >1 yr ago.") == 0

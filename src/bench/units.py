@@ -14,6 +14,7 @@ Everything is matched on `normalize`d text (case-folded, whitespace collapsed).
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -30,7 +31,7 @@ HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*:?|[^\n]{1,120}:)\s*$")
 MARKER_LINE = re.compile(r"^\s*\[harness:\s*[\w .-]+\]\s*$", re.I)
 MARKER_LEAD = re.compile(r"^\s*\[harness:\s*[\w .-]+\]", re.I)   # a line (or bullet) that opens with a label
 # a sentence ends at its stop and a space; in CJK text (script-aware) at a full-width stop, with no space after it
-SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])\s*(?=\S)")
+SENTENCE = re.compile(r"(?:(?<=[.!?;])|(?<=[.!?;][)\]\"”’]))\s+(?=\S)|(?<=[。！？；])\s*(?=\S)")   # a stop may close a bracket
 TABLE_ROW = re.compile(r"^\|.*\|$")
 STACK_FRAME = re.compile(r"^(?:at\s+\S.*?[\w./-]+:\d+|File \"[^\"]+\", line \d+)")
 TABLE_RULE = re.compile(r"^\|?[\s:|-]*-{3,}[\s:|-]*$")
@@ -557,6 +558,10 @@ def _runs(u: "Unit", keys: Iterable) -> tuple[list[tuple[int, int]], list[str], 
     return (bounds, seps, runs) if runs else None
 
 
+PRONOUN_SUBJECT = re.compile(r"\s*(?:it|they|this|that)(?:['’](?:s|re)\b|\s+(?:is|are|was|were|has|have|will|now|stays?|"
+                             r"remains?)\b)")
+
+
 def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: tuple[int, int]) -> "Unit":
     """The run of clauses `run` of `u` with its label, the annotation after it and the heading (`clause_of`)."""
     text = u.text
@@ -568,6 +573,10 @@ def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: t
     # rule; moot now that no majors are left', '<rule>; no longer in force') is said of the clause before it
     while j + 1 < len(bounds) and _said_of_before(text[bounds[j + 1][0]:bounds[j + 1][1]]):
         j += 1
+    # a clause after a colon whose subject is a pronoun is said of what the clause before names ('the payments freeze
+    # has moved: it's now Thursdays 16:00–20:00 UTC')
+    while i > 0 and seps[i] == ":" and PRONOUN_SUBJECT.match(text[bounds[i][0]:bounds[i][1]]):
+        i -= 1
     labels = 0          # the sentence's opening labels, each short and closed by a colon ('Unconfirmed: From X: ...')
     while labels + 1 < len(bounds) and seps[labels + 1] == ":" \
             and label_sized(text[bounds[labels][0]:bounds[labels][1]]):
@@ -687,10 +696,21 @@ INFLECTED = r"(?:e|es|s|ed|d|ing|ings|ly|y|ies|ied|er|ers)?"
 LOOSE, PHRASE = "loose", "phrase"
 
 
+UNITS = {"s": r"s|secs?|seconds?", "min": r"m|mins?|minutes?", "h": r"h|hrs?|hours?", "d": r"d|days?",
+         "w": r"w|wks?|weeks?", "mo": r"mos?|months?", "y": r"y|yrs?|years?"}
+# a unit's short form is its word ('1 yr' is a year, '2 hrs' hours); a one-letter form is too ambiguous to be one
+SHORT_UNITS = {f.removesuffix("s?"): forms.split("|")[-1].removesuffix("s?") for forms in UNITS.values()
+               for f in forms.split("|")[:-1] if len(f.removesuffix("s?")) > 1}
+
+
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A crude stem: a common suffix off ('deleting', 'deleted', 'delete' -> 'delet'; 'pushes' -> 'push'),
-    never below three letters, and a doubled last consonant made single ('stopped' -> 'stop')."""
+    never below three letters, and a doubled last consonant made single ('stopped' -> 'stop'); a unit's short form
+    its word's ('yrs' -> 'year')."""
+    short = SHORT_UNITS.get(word[:-1] if word.endswith("s") else word) if len(word) < 5 else None
+    if short:
+        return stem(short)
     for suf in SUFFIXES:
         if word.endswith(suf) and len(word) - len(suf) >= 3:
             if suf == "s" and word[-2] in "sui":       # 'class', 'status', 'analysis'
@@ -700,6 +720,10 @@ def stem(word: str) -> str:
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz" and word[-1].isalpha():
         word = word[:-1]
     return word
+
+
+# what a text that holds a unit's word in either form holds ('y' of 'year' and 'yr')
+UNIT_LOOKS = {stem(word): os.path.commonprefix([short, word]) for short, word in SHORT_UNITS.items()}
 
 
 # ---------------------------------------------------------------- numbers and quantities, as a reader reads them
@@ -713,8 +737,6 @@ NUMBER_WORDS = {w: str(i) for i, w in enumerate(_ONES, 1)}
 NUMBER_WORDS.update({t: str(20 + 10 * i) for i, t in enumerate(_TENS)})
 NUMBER_WORDS.update({f"{t}-{o}": str(20 + 10 * i + j) for i, t in enumerate(_TENS) for j, o in enumerate(_ONES[:9], 1)})
 NUMERALS = {v: k for k, v in NUMBER_WORDS.items()}
-UNITS = {"s": r"s|secs?|seconds?", "min": r"m|mins?|minutes?", "h": r"h|hrs?|hours?", "d": r"d|days?",
-         "w": r"w|wks?|weeks?", "mo": r"mos?|months?", "y": r"y|yrs?|years?"}
 # the same units in the other languages summaries are written in (`ROLES`): a closed class, Latin forms as words
 UNITS_ELSEWHERE = {
     "s": (r"sekunden?|secondes?|segundos?", r"秒"),
@@ -809,6 +831,10 @@ def _tail(anchor: str) -> str:
 FILE_LINE = re.compile(r"^(?P<file>.*[a-z]\.[a-z]\w*):(?P<line>\d+)$")
 
 
+# a range of clock times ('16:00-20:00'): '16–20', 'between 16:00 and 20:00' and 'from 16:00 to 20:00' say it too
+TIME_RANGE = re.compile(r"^(\d{1,2}):(\d{2})-(\d{1,2}):(\d{2})$")
+
+
 def _anchor_pattern(anchor: str) -> str:
     """An anchor as a whole token; a path with a directory may stand as its file name (and line), a
     percentage may be typeset with a space before its sign, and a file's line may be written out ('lookup.ts line 58', 'lookup.ts, line 58' for 'geo/lookup.ts:58')."""
@@ -824,6 +850,11 @@ def _anchor_pattern(anchor: str) -> str:
                 rf"\b(?:{UNITS[unit]})\s+(?:up\s+)?to\s+{n}(?![\w]))")
     if NUMBER.match(anchor):
         return rf"(?<![\w/.-]){_number(anchor)}(?![\w])"
+    r = TIME_RANGE.match(anchor)
+    if r:       # a range of clock times however it is joined; a time on the hour may drop its minutes
+        one, two = (rf"0?{int(h)}(?::{m})?" if m == "00" else rf"0?{int(h)}:{m}" for h, m in (r.group(1, 2), r.group(3, 4)))
+        return (rf"(?<![\w/.:-])(?:{one}\s*[-–—]\s*{two}|between\s+{one}\s+and\s+{two}|"
+                rf"{one}\s+(?:to|until|till|through)\s+{two})(?![\w:])")
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
     # a range's dash as typeset ('14:00–18:00' for '14:00-18:00')
     alts = "|".join(re.sub(r"(?<=\d)\\-(?=\d)", "[-–—]", re.escape(f)) for f in forms)
@@ -864,6 +895,9 @@ def _anchor_cores(anchor: str) -> tuple[str, ...]:
     if q:
         n = q.group(1) if q.groups() else anchor
         return (n, NUMERALS[n].split("-")[0]) if n in NUMERALS else (n,)
+    r = TIME_RANGE.match(anchor)
+    if r:
+        return (str(int(r.group(1))),)
     forms = [anchor] + ([_tail(anchor)] if _tail(anchor) else [])
     forms = [re.split(r"(?<=\d)-(?=\d)", f)[0] for f in forms]     # a range's dash may be typeset otherwise
     if re.fullmatch(r"\d+(?:\.\d+)?%", anchor):
@@ -968,7 +1002,8 @@ class Key:
                                          rf"\bno\s+(?:need\s+to\s+)?{kept}"))
         self.mode, self.worded = mode, worded and bool(self.words)
         # what a text that holds each word holds: its stem, or a phrase's long word as clipped (`_phrase_word`)
-        self.looks = tuple(w[:3] if mode == PHRASE and clippable(w) else s for w, s in zip(self.words, self.stems))
+        self.looks = tuple(w[:3] if mode == PHRASE and clippable(w) else UNIT_LOOKS.get(s, s)
+                           for w, s in zip(self.words, self.stems))
         # one ordinary word may go from a key pinned by an anchor or of three words or more: never every part
         # (a worded key keeps a word too), and never one of two plain words ('oldest to newest' is not 'oldest');
         # a number the key spells out ('five flags') pins it no more than as written
@@ -1048,7 +1083,8 @@ class Key:
             return False
         missing = 0
         for s, look in zip(self.stems, self.looks):     # a word missing past the slack rules the key out
-            if look not in text and s not in EQUIVALENTS:     # one said otherwise is read in a unit (`_equivalent`)
+            # one said otherwise is read in a unit (`_equivalent`), and a key's negation is any negation (`held`)
+            if look not in text and s not in EQUIVALENTS and not (s in NEGATORS and NEAR_NEGATION.search(text)):
                 missing += 1
                 if missing > self.slack:
                     return False
@@ -1562,7 +1598,9 @@ OWN_ASIDE = re.compile(r"\(\s*(?:the|an?)\s+(?:old|previous|former|earlier|origi
 # A clause with a subject of its own that names another value of the kind the rule's own is — another weekday,
 # another number — and ends it ('Thursdays 16:00–20:00 UTC; the Friday slot no longer applies', '90 days (the
 # 30-day window is gone)') is said of that value: a bracket, or a clause after a semicolon or a dash.
-VALUE_ASIDE = re.compile(r"(?:\(|;|\s[—–]\s)\s*(?P<body>(?:the|an?|its|her|his|their|our|any)\s+[^;|()␞]*?)(?=\)|;|\||␞|$)")
+# The status may come first, over the value it ends ('Thursdays 16:00–20:00 UTC — no longer the Friday window').
+VALUE_ASIDE = re.compile(r"(?:\(|;|\s[—–]\s)\s*(?P<body>(?:no longer\s+)?(?:the|an?|its|her|his|their|our|any)\s+"
+                         r"[^;|()␞]*?)(?=\)|;|\||␞|$)")
 
 
 def _other_value(body: str, keys: Iterable) -> bool:
@@ -1588,11 +1626,14 @@ def asides_out(text: str, keys: Iterable = ()) -> str:
 
 def _ends_other(body: str, keys: tuple, words: set[str]) -> bool:
     """An ended clause whose subject — the words before its status — names another value than the rule's and
-    none of the rule's own words ('the Friday slot no longer applies'; not 'the freeze was lifted on Monday')."""
+    none of the rule's own words ('the Friday slot no longer applies'; not 'the freeze was lifted on Monday'), or
+    whose status governs another value after it ('no longer the Friday window')."""
     end = ENDED.search(body)
     if end is None:
         return False
     subject = body[:end.start()]
+    if not subject:         # 'no longer the Friday window': the status ends the value it governs
+        return _other_value(body[end.end():], keys)
     # a pronoun just before its status or as its object is the rule referred to ('… agreed it no longer applies', 'the
     # Monday call lifted it'); a relative 'that' or a determiner inside the subject is not ('the Friday slot that Omar
     # set no longer applies')
