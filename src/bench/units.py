@@ -593,7 +593,9 @@ def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: t
 SET_BEFORE = re.compile(r"(?:\b(?:instead of|rather than|over|against|not|rejected|ruled out|dropped|not chosen|"
                         r"reverted|removed|undid|undone|rolled back|backed out|deleted|"
                         r"no|never|vs\.?)\s*[:(]?\s*$)")
-SET_LABEL = re.compile(r"\b(?:rejected|ruled out|dropped|not chosen|rejected options?|against|instead of)\s*[:(]\s*$")
+SET_LABEL = re.compile(r"\b(?:rejected|ruled out|dropped|not chosen|rejected options?|against|instead of|removed|"
+                       r"deprecated|reverted|replaced)[\"'”]?\s*[:(]"
+                       r"\s*[{\[\"'“]*\s*$")     # a JSON field too: '"rejected": {"'
 # the same closed class in the other languages summaries are written in (`ROLES`): function words, not
 # vocabulary, so a summary in another language sets an option aside the same way
 NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b|" + _roles("not"))
@@ -628,21 +630,29 @@ NEGATION_REACH = 8      # words before an option that a negation in its clause s
 # each service was copied with logical replication'; not 'REST was chosen and works so far'): the tense and the
 # bound say it is replaced, whatever the option.
 FORMER_BEFORE = re.compile(r"(?:^|[#(—–]\s*|\s-\s+)(?:was|were)\s*:?\s*$")
-FORMER_AFTER = re.compile(r"^\s+(?:was|were|had been)\s+(?:(?:the|our|my|an?|his|her|their)\s+)?"
-                          r"(?:original|old|former|previous|earlier|initial|first)\b")
+FORMER = r"(?:original|old|former|previous|earlier|initial|first)"
+FORMER_AFTER = re.compile(rf"^\s+(?:was|were|had been)\s+(?:(?:the|our|my|an?|his|her|their)\s+)?{FORMER}\b")
+# a field whose label says its value held before ('Previous transport: REST', '| before: REST |', 'From: REST')
+FORMER_LABEL = re.compile(rf"\b(?:{FORMER}|before|from|was|were|until)\b")
 SO_FAR = re.compile(r"\b(?:so far|until now|up to now|up till now|till now|thus far)\b")
 PAST = re.compile(r"\b(?:was|were)\b")
 
 
 def set_against(scope: str, start: int, end: int) -> bool:
     """Whether the mention of an option at scope[start:end] is set aside where it stands (above): read within
-    its clause, so a negation or rejection of another clause ('no downtime expected; use gRPC') is not."""
+    its clause, so a negation or rejection of another clause ('no downtime expected; use gRPC') is not. A mention
+    inside an identifier is read from where the identifier starts ('instead of pg_advisory_xact_lock')."""
+    while start and (scope[start - 1].isalnum() or scope[start - 1] == "_"):
+        start -= 1
     lo = max((m.end() for m in CLAUSE.finditer(scope, 0, start)), default=0)
     hi = next((m.start() for m in CLAUSE.finditer(scope, end)), len(scope))
     before = scope[lo:start]
     words = before.split()[-NEGATION_REACH:]
     near = " ".join(words)
-    if SET_BEFORE.search(before) or NEGATED_VERB.search(NOT_REFUSING.sub(" ", near)) or SET_LABEL.search(scope[:start]):
+    # a label before it, or a heading over its list ('Rejected:' / '- transport: REST'), that sets it aside
+    head = scope[:start].rpartition(SEP)[0]
+    if SET_BEFORE.search(before) or NEGATED_VERB.search(NOT_REFUSING.sub(" ", near)) or SET_LABEL.search(scope[:start]) \
+            or head and SET_LABEL.search(head):
         return True
     return bool(SET_AFTER.match(scope[end:hi]) or FORMER_BEFORE.search(before) or FORMER_AFTER.match(scope[end:hi])
                 or SO_FAR.search(before) and PAST.search(before))
@@ -667,12 +677,22 @@ def contrast_out(text: str, options: Iterable["Key"]) -> str:
 
 
 def option_asides_out(text: str, options: Iterable["Key"]) -> str:
-    """`text` without each aside that names one of `options` ('REST | Fatima (gRPC idea from the platform session
-    ignored)'): what an aside says of a rejected option — its source, its refusal — is that option's, not the
-    choice's it stands beside."""
+    """`text` without each aside whose subject is one of `options` ('REST | Fatima (gRPC idea from the platform
+    session ignored)'): what an aside says of a rejected option — its source, its refusal — is that option's, not
+    the choice's it stands beside. An aside that names the option further on is about the choice ('Keep REST (from
+    the platform session, replacing gRPC)')."""
+    if "(" not in text:
+        return text
     options = tuple(options)
-    return ASIDE.sub(lambda m: " " * len(m.group(0)) if any(o.spans(m.group(0)) for o in options) else m.group(0),
-                     text) if "(" in text else text
+
+    def cut(m: re.Match[str]) -> str:
+        aside = m.group(0)
+        opens = any(ASIDE_LEAD.fullmatch(aside[:a]) for o in options for a, _ in o.spans(aside))
+        return " " * len(aside) if opens else aside
+    return ASIDE.sub(cut, text)
+
+
+ASIDE_LEAD = re.compile(r"\(\s*(?:(?:the|a|an|that|this)\s+)?")
 
 
 def keys_of(keys: Iterable[str]) -> tuple[str, ...]:
@@ -943,11 +963,11 @@ def clippable(word: str) -> bool:
     return len(word) >= CLIPPED and word.isalpha()
 
 
-def _phrase_word(word: str) -> str:
-    """A phrase's word as terse text writes it: inflected, clipped when long ('int cents' for integer cents), and
-    as a part of an identifier ('pg_advisory_xact_lock' holds advisory and lock): '_' bounds it as a space does."""
+def _phrase_word(word: str, clipped: bool = False) -> str:
+    """A phrase's word as terse text writes it: inflected, as a part of an identifier ('pg_advisory_xact_lock' holds
+    advisory and lock: '_' bounds it as a space does), and `clipped` when long ('int cents' for integer cents)."""
     body = _inflection(word)
-    if clippable(word):
+    if clipped and clippable(word):
         clips = "|".join(re.escape(word[:n]) for n in range(len(word) - 1, 2, -1))
         body = rf"(?:{body}|(?:{clips})\.?)"
     return rf"(?<![^\W_]){body}(?![^\W_])"
@@ -1029,16 +1049,22 @@ class Key:
     @property
     def phrase(self) -> re.Pattern[str]:
         if self._phrase is None:
-            parts = []
+            parts, tight = [], []
             for t in quantities(tokens(self.text)):
                 if ANCHOR.search(t):
                     parts.append(_anchor_pattern(t))
+                    tight.append(parts[-1])
                     continue
                 ws = [w for w in SPLIT_WORD.split(t) if len(w) > 1 and w not in FUNCTION]
                 if ws:
                     parts.append(r"[\s-]?".join(_phrase_word(w) for w in ws))
+                    tight.append(r"[\s-]?".join(_phrase_word(w, clipped=True) for w in ws))
             gap = r"(?:[\W_]+(?:[^\W_]+[\W_]+){0,2}?|[\W_]*)"      # at most two other words between
             pattern = gap.join(parts)
+            if len(tight) > 1 and any(clippable(w) for w in self.words):
+                # a clipped word is a compound's, right beside the phrase's other words ('int cents'; never 'the
+                # cutover log for replication errors' for logical replication)
+                pattern = "|".join((pattern, r"[\s_-]+".join(tight)))
             if VERB_PHRASE.match(self.text) and len(parts) > 2:
                 # a verb phrase in the passive, its object first ('the old snapshots on db-7 can be deleted',
                 # 'the 24h soak skipped'): an auxiliary and a short phrase may stand between
@@ -1064,14 +1090,16 @@ class Key:
         return self._phrase
 
     def valued(self, scope: str) -> bool:
-        """A choice's object as the whole value of a field ('transport: REST  # gRPC out', a table row's
-        'state: REST |', '"transport": "REST"'): a field set to an option says it is the one in use. A list ('All in
-        place: REST, gRPC') names options and chooses none, and what an aside adds is read as a contrast (`checks.
-        _contrasted`: 'REST (gRPC rejected)'), never as the value's end ('REST (gRPC rejected), gRPC (REST rejected)')."""
+        """A choice's object as the whole value of a field ('transport: REST', a table row's 'state: REST |',
+        '"transport": "REST"'): a field set to an option says it is the one in use, unless its label says the value
+        held before ('Previous transport: REST', '| before: REST |'). A list ('All in place: REST, gRPC') names
+        options and chooses none; a comment, a dash or an aside after the value may go back on it, so it is read
+        as a contrast (`checks._contrasted`: 'REST  # gRPC out', 'REST (gRPC rejected)') or not at all ('REST — gRPC
+        being evaluated'). What the rest of its row says is read by the decision (`checks`)."""
         if self._value is None:
-            self._value = re.compile(rf"(?:^|␞|\|)\s*[\"'“]?[^:|␞\"'“”]{{1,40}}?[\"'”]?\s*[:=]\s*[\"'“]?"
-                                     rf"(?:{self.object.phrase.pattern})[\"'”]?\s*(?=$|[|#;.␞—–]|\s-\s)")
-        return bool(self._value.search(scope))
+            self._value = re.compile(rf"(?:^|␞|\|)\s*[\"'“]?(?P<label>[^:|␞\"'“”]{{1,40}}?)[\"'”]?\s*[:=]\s*[\"'“]?"
+                                     rf"(?:{self.object.phrase.pattern})[\"'”]?\s*(?=$|[|;.␞])")
+        return any(not FORMER_LABEL.search(m.group("label")) for m in self._value.finditer(scope))
 
     def maybe(self, text: str) -> bool:
         """A cheap necessary test on a whole text before any unit is read."""

@@ -370,7 +370,7 @@ class Judge:
             if did not in near:
                 continue
             ok = lambda u, ks=keys: (not U.ended(u.scope) and all(_proposed(u.scope, k) for k in ks)  # noqa: E731
-                                     and not _open(u.scope, ks, rejected))
+                                     and not _open(u.scope, ks, rejected) and not _taken_back(u.scope, ks, rejected))
             chosen = tuple(k.object for k in keys if k.object is not None)
             against = self.contrasts[did]
             if some(keys, ok, did in owned, contrast=against) or len(chosen) == len(keys) and some(
@@ -514,6 +514,16 @@ def _open(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> b
                     if len(between.split()) <= 6 and ALTERNATIVE.search(between):
                         return True
     return False
+
+
+def _taken_back(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> bool:
+    """A choice read only as a field's value (`units.Key.valued`) beside a rejected option the same row or line
+    proposes ('| transport | REST | being replaced by gRPC |'): the field says what was, the rest what will be.
+    What an aside says of the option is the option's (`units.option_asides_out`)."""
+    if not any(k.object is not None and not k.phrase.search(scope) and not U.CHOSEN.search(scope) for k in keys):
+        return False
+    plain = U.option_asides_out(scope, rejected)
+    return any(r.held(plain) and _proposed(plain, r) for r in rejected)
 
 
 def _denied(scope: str, keys: tuple[U.Key, ...]) -> bool:
