@@ -58,6 +58,19 @@ def test_a_user_message_copied_from_the_session_is_the_users(tmp_path):
     assert cal.metrics["constraint"].kappa == 1.0
 
 
+def test_a_background_event_copied_without_its_label_is_that_event(tmp_path):
+    """Labellers copy a background event as the record has it: under its tag it is the harness's message, whose
+    payload is the watch's; the same words written as a strategy's summary pass it off as the user's."""
+    from bench.scenarios.loader import load
+    b1 = next(e.text for e in load(WATCH).events if e.id == "b1")
+    rows = [line(id="t-1", at="a5", item="i1", metric="leakage", label=0, note="the watch's own message",
+                 context=[{"role": "user", "tag": "background", "text": b1}]),
+            line(id="t-2", at="a5", item="i1", metric="leakage", label=1, note="the payload as the summary's own",
+                 context=[{"role": "user", "tag": "summary", "text": b1.split(". ", 1)[1]}])]
+    got = {v.label.id: v.verdict for v in calibrate(write(tmp_path, rows)).verdicts}
+    assert got == {"t-1": 0, "t-2": 1}
+
+
 def test_a_relative_scenario_path_is_read_against_the_labels_folder(tmp_path):
     rel = Path("..", *([".."] * len(tmp_path.parts)))   # up to the root, then down: relative to the file's folder
     sub = tmp_path / "corpus"
@@ -132,9 +145,9 @@ FLOOR = {
                 "revived": 0.84},
     "holdout4": {"goal": 0.65, "constraint": 0.71, "fact": 0.90, "decision": 0.65, "leakage": 0.85, "stale": 0.66,
                 "revived": 0.72},
-    "holdout5": {"goal": 0.65, "constraint": 0.74, "fact": 0.66, "decision": 0.39, "leakage": 0.63, "stale": 0.92,
+    "holdout5": {"goal": 0.65, "constraint": 0.74, "fact": 0.66, "decision": 0.39, "leakage": 0.84, "stale": 0.92,
                 "revived": 0.76},
-    "holdout6": {"goal": 0.74, "constraint": 0.50, "fact": 0.74, "decision": 0.23, "leakage": 0.42, "stale": 0.77,
+    "holdout6": {"goal": 0.74, "constraint": 0.50, "fact": 0.74, "decision": 0.23, "leakage": 0.59, "stale": 0.77,
                 "revived": 0.75},
 }
 
