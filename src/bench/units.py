@@ -144,9 +144,10 @@ ATTRIBUTIVE = re.compile(r"\b(?:a|an|the)\s+$")     # a participle before its no
 DONE_LABEL = re.compile(r"^\s*(?:so far|thus far|to date|until now|already|yet)?\s*[:—–-]\s")     # "Finished so far: a, b"
 LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*)\s*$")     # a label opens its line, bullet or clause
 # Words before a done-word that make it a plan, a condition, a denial or the object of a wish ('may be deleted',
-# 'once it is fixed', 'not merged yet', 'Kofi wants #5338 merged'), not a report that the work is finished.
+# 'once it is fixed', 'not merged yet', 'Kofi wants #5338 merged', '… then fetch_invoice_v5, then done'), not a
+# report that the work is finished.
 NOT_YET = re.compile(r"\b(may|might|will|would|should|could|can|must|to|need|needs|not|never|yet|until|before|if|"
-                     r"once|when|after|unless|whether|wants?|wanted|asks?|asked|expects?|wish(?:es)?)\b|n['’]t\b")
+                     r"once|when|after|then|unless|whether|wants?|wanted|asks?|asked|expects?|wish(?:es)?)\b|n['’]t\b")
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
                       r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
@@ -2084,6 +2085,8 @@ COMMIT = re.compile(r"\[[\w./-]+ (?:\(root-commit\) )?[0-9a-f]{7,12}\]\s")
 AT_WORK = re.compile(r"^(?:current|currently|working on|looking at|in[ _-]progress|underway|under way|i['’]m on|i am on|we['’]re on|"
                      r"we are on|now on)$")
 TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
+# the word right after a done-word that would be its object (a word, not a gerund: 'finished reviewing #104')
+OWN_OBJECT = re.compile(r"\s+(?:(?:the|a|an|its|their|our|my)\s+)?([^\W\d_][\w-]*)(?<!ing)\b")
 # A next-marker that lists what is left ('remaining: [load test, docs examples]'): the items after the one at work,
 # which it does not supersede.
 LEFT = re.compile(r"^(?:remaining|still open|left to do)$")
@@ -2171,6 +2174,14 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                     tail = scope[hi:end]
                     if not (DONE.search(tail) or NEXT.search(tail)):
                         after = [f for f in found if hi <= f[0] < end][:1]
+            if kind == "done" and after and not MARK.fullmatch(m.group(0)):
+                # a done-word with an object of its own that is no item and ends before one ('Sofia ruled out pg_dump:
+                # … a dump of orders alone runs ~40 min') says nothing of the items further on
+                obj = OWN_OBJECT.match(scope, m.end())
+                first = min(f[0] for f in after)
+                if obj and obj.group(1) not in FUNCTION and obj.start(1) < first \
+                        and re.search(r"[:,.(]", scope[obj.end(1):first]):
+                    after = []      # the object ends before the item: 'merged the docs PR, then #105' is no claim
             near_after = min(after, key=lambda f: f[0] - m.end()) if after else None
             near_before = max(before, key=lambda f: f[1]) if before else None
             if kind == "done" and DONE_LABEL.match(scope[m.end():]) and LABEL_START.search(scope[:m.start()]):
