@@ -373,6 +373,10 @@ def test_a_rule_in_a_handoffs_shorthand_is_read_by_its_structure():
                    "ended >1 wk ago.") == 0
     assert archive("rules in force (Hannah): growth flags: delete only (never archive) and only if the experiment "
                    "ended >1 yr ago.") == 0
+    # a word of a class in a passive, its subject before the auxiliaries
+    k1 = reading("debug-then-recall", "a3a", "k1", "constraint")
+    assert k1("Sam: gRPC must not be suggested again.") == .5
+    assert k1("Sam: gRPC can be suggested again.") == 0
 
 
 def test_an_adversarys_wordings_against_the_terse_readings_lose():

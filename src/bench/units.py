@@ -184,6 +184,8 @@ EQUIVALENTS = {
 }
 WITHOUT = re.compile(r"\b(?:without|w o)\b")     # 'w/o' as its words are read
 EQUIVALENT_REACH = 2     # words between a word said in another form and the key's word beside it
+AUXILIARY = re.compile(r"is|are|was|were|be|been|being|must|should|shall|will|would|can|could|may|might|not|never|"
+                       r"to|has|have|had")
 # A unit that refuses a request or reports it as someone's claim, rather than holding it as a task.
 REFUSAL = re.compile(r"\b(ignor\w*|refus\w*|reject\w*|declin\w*|disregard\w*|dismiss\w*|not acting|won['’]t act|"
                      r"claim\w*|purport\w*|pretend\w*|impersonat\w*|forged|spoof\w*|suspicious|unverified|"
@@ -1165,7 +1167,9 @@ class Key:
         others = [x for x in self.stems if x != s and x not in FUNCTION]
         privative = any(x == "without" and y == s for x, y in zip(self.stems, self.stems[1:]))
         for m in eq.finditer(scope):
-            before = " ".join(WORD_TOKEN.findall(scope[:m.start()])[-EQUIVALENT_REACH:])
+            # an auxiliary chain stands between a passive's subject and its verb ('gRPC must not be suggested')
+            before = " ".join([w for w in WORD_TOKEN.findall(scope[:m.start()])[-EQUIVALENT_REACH - 4:]
+                               if not AUXILIARY.fullmatch(w)][-EQUIVALENT_REACH:])
             after = " ".join(WORD_TOKEN.findall(scope[m.end():])[:EQUIVALENT_REACH])
             if privative:
                 if WITHOUT.search(before):
