@@ -428,3 +428,12 @@ def test_a_done_word_with_its_own_object_or_after_then_claims_no_item():
     plan = reading("migration-32k", "a30", "w-plan", "goal")
     assert plan("auth is cut over; users is in progress. Sofia ruled out pg_dump: a dump of orders alone runs ~40 "
                 "min.") == 1
+
+
+def test_what_remains_closing_its_clause_is_the_work_left():
+    items = U.Items(["load test", "docs examples"])
+    assert ("docs examples", "next") in claims("12 of 13 tasks committed (through the load test). Only the docs "
+                                               "examples remain.", items)
+    assert not claims("load test remains on the old box", items)
+    assert {("load test", "current"), ("docs examples", "left")} <= claims("current: load test; docs examples remain",
+                                                                           items)

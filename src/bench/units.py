@@ -117,7 +117,10 @@ DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|r
 NEXT = re.compile(r"\b(next(?!\s+to\s+(?:the|a|an|it|its|each|one|this|that|our|my|\w+['’]s)\b)|current|currently|starting|start with|start on|started on|working on|work on|in[ _-]progress|about to(?!\s+be\b)|"
                   r"resum\w*|continu\w*|mov(?:e|es|ing) (?:on|to)|go(?:es|ing)? on with|proceed\w* (?:with|to)|"
                   r"switch\w* to|up next|begin\w*|pick\w* up|turn\w* to|underway|under way|looking at|"
-                  r"where i left off|i['’]m on|i am on|we['’]re on|we are on|now on|remaining|still open|left to do)\b|"
+                  r"where i left off|i['’]m on|i am on|we['’]re on|we are on|now on|remaining|still open|left to do|"
+                  # the predicate of what is left, closing its clause ('only the docs examples remain'; not 'auth
+                  # remains on pg-legacy as a fallback')
+                  r"remains?(?=\s*(?:[,.;:!?)]|$)))\b|"
                   r"\bnow:|" + _roles("next"))
 # A sentence that opens with an action in progress ('Running address.spec.ts 50 times', 'Porting POST
 # /v1/webhooks') is the agent at work on the item it names first.
@@ -2093,7 +2096,7 @@ TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
 OWN_OBJECT = re.compile(r"\s+(?:(?:the|a|an|its|their|our|my)\s+)?([^\W\d_][\w-]*)(?<!ing)\b")
 # A next-marker that lists what is left ('remaining: [load test, docs examples]'): the items after the one at work,
 # which it does not supersede.
-LEFT = re.compile(r"^(?:remaining|still open|left to do)$")
+LEFT = re.compile(r"^(?:remaining|remains?|still open|left to do)$")
 
 
 # What joins a range's two ends: '#5301 through #5365', 'a … z', '#5301-#5365' ('to' is also a move: 'from #101 to #102').
