@@ -12,7 +12,7 @@ ITEMS = U.Items(["auth", "users", "catalog", "orders", "billing", "notifications
 
 
 def claims(text: str, items: U.Items = ITEMS) -> set[tuple[str, str]]:
-    return U.claims(text, items)
+    return U.claims(U.normalize(text), items)
 
 
 def test_a_key_read_across_a_dash_is_held_by_the_clauses_that_hold_all_of_it():
@@ -437,3 +437,21 @@ def test_what_remains_closing_its_clause_is_the_work_left():
     assert not claims("load test remains on the old box", items)
     assert {("load test", "current"), ("docs examples", "left")} <= claims("current: load test; docs examples remain",
                                                                            items)
+
+
+def test_a_fourth_adversarys_wordings_against_the_shorthand_readings_lose():
+    """Attacks on the readings of a handoff's shorthand, each of which had worked."""
+    # 'then' plans the end only right before its done-word; before an item it orders what was done
+    items = U.Items(["cart.spec.ts", "payment.spec.ts", "address.spec.ts"])
+    assert ("payment.spec.ts", "done") in claims("cart.spec.ts fixed, then payment.spec.ts done", items)
+    assert ("payment.spec.ts", "done") in claims("cart.spec.ts fixed, then payment.spec.ts fixed as well", items)
+    # an object in apposition names the item: it is claimed
+    assert ("payment.spec.ts", "done") in claims("Finished the retry fix, payment.spec.ts: fake timers.", items)
+    assert ("billing", "done") in claims("Completed the cutover (billing) at 14:10.")
+    assert ("search", "done") in claims("Finished the last big one, search, at 09:40.")
+    # a status first is said of another value only where its own noun phrase names that value
+    moved = reading("migration-32k", "a101", "c-freeze-moved", "constraint")
+    assert moved("Payments freeze, Thursdays 16:00–20:00 UTC — no longer the case as of Sofia's 09:30 message.") == 0
+    assert moved("Payments freeze: Thursdays 16:00–20:00 UTC — no longer the rule per Sofia's 2nd message.") == 0
+    assert reading("migration-32k", "a86", "c-freeze", "stale")(
+        "Freeze: no cutovers Fri 14:00–18:00 UTC — no longer the case as of Sofia's 09:30 message.") == 0

@@ -147,10 +147,12 @@ ATTRIBUTIVE = re.compile(r"\b(?:a|an|the)\s+$")     # a participle before its no
 DONE_LABEL = re.compile(r"^\s*(?:so far|thus far|to date|until now|already|yet)?\s*[:—–-]\s")     # "Finished so far: a, b"
 LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*)\s*$")     # a label opens its line, bullet or clause
 # Words before a done-word that make it a plan, a condition, a denial or the object of a wish ('may be deleted',
-# 'once it is fixed', 'not merged yet', 'Kofi wants #5338 merged', '… then fetch_invoice_v5, then done'), not a
-# report that the work is finished.
+# 'once it is fixed', 'not merged yet', 'Kofi wants #5338 merged'), not a report that the work is finished.
 NOT_YET = re.compile(r"\b(may|might|will|would|should|could|can|must|to|need|needs|not|never|yet|until|before|if|"
-                     r"once|when|after|then|unless|whether|wants?|wanted|asks?|asked|expects?|wish(?:es)?)\b|n['’]t\b")
+                     r"once|when|after|unless|whether|wants?|wanted|asks?|asked|expects?|wish(?:es)?)\b|n['’]t\b")
+# 'then' right before a done-word plans the end of the work ('… then fetch_invoice_v5, then done'); before an item it
+# orders what was done ('cart.spec.ts fixed, then payment.spec.ts done')
+THEN_DONE = re.compile(r"\bthen\s*$")
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
                       r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
@@ -1634,6 +1636,7 @@ OWN_ASIDE = re.compile(r"\(\s*(?:the|an?)\s+(?:old|previous|former|earlier|origi
 # A clause with a subject of its own that names another value of the kind the rule's own is — another weekday,
 # another number — and ends it ('Thursdays 16:00–20:00 UTC; the Friday slot no longer applies', '90 days (the
 # 30-day window is gone)') is said of that value: a bracket, or a clause after a semicolon or a dash.
+PHRASE_ENDS = frozenset(("per", "since", "after", "before", "until", "via"))    # prepositions FUNCTION lacks
 # The status may come first, over the value it ends ('Thursdays 16:00–20:00 UTC — no longer the Friday window').
 VALUE_ASIDE = re.compile(r"(?:\(|;|\s[—–]\s)\s*(?P<body>(?:no longer\s+)?(?:the|an?|its|her|his|their|our|any)\s+"
                          r"[^;|()␞]*?)(?=\)|;|\||␞|$)")
@@ -1668,8 +1671,15 @@ def _ends_other(body: str, keys: tuple, words: set[str]) -> bool:
     if end is None:
         return False
     subject = body[:end.start()]
-    if not subject:         # 'no longer the Friday window': the status ends the value it governs
-        return _other_value(body[end.end():], keys)
+    if not subject:         # 'no longer the Friday window': the status ends the value its noun phrase names
+        phrase = []         # (never a word after the phrase: 'no longer the case as of Sofia's 09:30 message')
+        for w in body[end.end():].split():
+            if phrase and (w in FUNCTION or w in PHRASE_ENDS):
+                break
+            phrase.append(w)
+            if re.search(r"[,;.:!?)]$", w):
+                break
+        return _other_value(" ".join(phrase), keys)
     # a pronoun just before its status or as its object is the rule referred to ('… agreed it no longer applies', 'the
     # Monday call lifted it'); a relative 'that' or a determiner inside the subject is not ('the Friday slot that Omar
     # set no longer applies')
@@ -2093,6 +2103,9 @@ AT_WORK = re.compile(r"^(?:current|currently|working on|looking at|in[ _-]progre
                      r"we are on|now on)$")
 TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
 # the word right after a done-word that would be its object (a word, not a gerund: 'finished reviewing #104')
+# where that object ends before an item: a colon, or a comma and what coordinates another clause; never an
+# apposition that names the item ('Finished the last big one, search, at 09:40', 'Completed the cutover (billing)')
+OBJECT_ENDS = re.compile(r":|,\s*(?:then|and|but|so|while)\b")
 OWN_OBJECT = re.compile(r"\s+(?:(?:the|a|an|its|their|our|my)\s+)?([^\W\d_][\w-]*)(?<!ing)\b")
 # A next-marker that lists what is left ('remaining: [load test, docs examples]'): the items after the one at work,
 # which it does not supersede.
@@ -2161,7 +2174,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
     prefix: bool | None = None      # whether this unit's check marks stand before their items (`_marks_lead`)
     for kind, pattern in (("done", DONE), ("next", NEXT)):
         for m in pattern.finditer(scope):
-            if kind == "done" and NOT_YET.search(re.split(r"[()]", " ".join(scope[:m.start()].split()[-4:]))[-1]) \
+            if kind == "done" and (NOT_YET.search(re.split(r"[()]", " ".join(scope[:m.start()].split()[-4:]))[-1])
+                                   or THEN_DONE.search(scope[max(0, m.start() - 8):m.start()])) \
                     and not PAST_COPULA.search(scope[:m.start()]):
                 continue        # a plan or a condition; 'once #104 was merged' reports it done
             # a marker is tied to an item of its own clause (a dash or semicolon ends it): '... pick the queue
@@ -2187,7 +2201,7 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                 obj = OWN_OBJECT.match(scope, m.end())
                 first = min(f[0] for f in after)
                 if obj and obj.group(1) not in FUNCTION and obj.start(1) < first \
-                        and re.search(r"[:,.(]", scope[obj.end(1):first]):
+                        and OBJECT_ENDS.search(scope[obj.end(1):first]):
                     after = []      # the object ends before the item: 'merged the docs PR, then #105' is no claim
             near_after = min(after, key=lambda f: f[0] - m.end()) if after else None
             near_before = max(before, key=lambda f: f[1]) if before else None

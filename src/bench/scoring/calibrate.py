@@ -142,12 +142,15 @@ def context(judge: Judge, lab: Label, tok) -> list[Message]:
             # a background event copied as the record has it, without the label the harness puts on it: the entry
             # says it is that message by its tag, and a reader reads it as that message
             where.setdefault((m.role, m.tag, raw[m.id]), []).append(i)
-    out, last = [], -1
+    out, last, used = [], -1, set()
     for k, e in enumerate(lab.context):
         found = where.get((e.role, e.tag, e.text))
+        if found and e.text not in {rendered[i].text for i in found}:
+            found = [i for i in found if i not in used] or None     # a copy of an event already in view is a copy
         if found:
             i = next((i for i in found if i > last), found[-1])
             last = max(last, i)
+            used.add(i)
             out.append(rendered[i])
         else:
             out.append(make(tok, id=f"{lab.id}#{k}", role=e.role, text=e.text, tag=e.tag))
