@@ -1120,7 +1120,8 @@ class Key:
         missing = 0
         for s, look in zip(self.stems, self.looks):     # a word missing past the slack rules the key out
             # one said otherwise is read in a unit (`_equivalent`), and a key's negation is any negation (`held`)
-            if look not in text and s not in EQUIVALENTS and not (s in NEGATORS and NEAR_NEGATION.search(text)):
+            if look not in text and s not in EQUIVALENTS and not (s in NEGATORS and ("no" in text or "n't" in text
+                                                                                     or "n’t" in text)):
                 missing += 1
                 if missing > self.slack:
                     return False
@@ -1142,7 +1143,10 @@ class Key:
         if not self.anchors and not self.words:
             return False
         if self.mode == PHRASE:
-            return bool(self.phrase.search(scope))
+            # every word and anchor of a phrase stands in any text that holds it: a substring test first
+            return all(look in scope for look in self.looks) and all(any(c in scope for c in cores)
+                                                                     for cores in self._cores) \
+                and bool(self.phrase.search(scope))
         if not self._anchored(scope):
             return False
         have = stems if stems is not None else stems_of(scope)
