@@ -455,3 +455,9 @@ def test_a_fourth_adversarys_wordings_against_the_shorthand_readings_lose():
     assert moved("Payments freeze: Thursdays 16:00–20:00 UTC — no longer the rule per Sofia's 2nd message.") == 0
     assert reading("migration-32k", "a86", "c-freeze", "stale")(
         "Freeze: no cutovers Fri 14:00–18:00 UTC — no longer the case as of Sofia's 09:30 message.") == 0
+    # a sentence that ends the rule before it by a pronoun for it, bracket or not
+    assert moved("Freeze: no cutovers Thursdays 16:00-20:00 UTC (per Sofia.) It was lifted today.") == 0
+    assert moved("Freeze: no cutovers Thursdays 16:00-20:00 UTC. It was lifted today.") == 0
+    assert moved("No cutovers Thursdays 16:00-20:00 UTC (the payments freeze, per Sofia's message.) Update: she lifted "
+                 "it an hour ago, cutovers can go any time.") == 0
+    assert moved("Freeze: no cutovers Thursdays 16:00-20:00 UTC. It still holds.") == .5

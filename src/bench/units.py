@@ -485,9 +485,18 @@ ANNOTATION_WORDS = 8  # a short clause after a dash that comments on the one bef
 
 def status_after(line: "Unit", part: "Unit") -> bool:
     """Whether, in `line`, the sentence `part` is followed by one that opens on a status ending it ('"<rule>" -
-    Omar's early rule; moot now that ...'): a clause with no subject of its own is said of the one before it."""
+    Omar's early rule; moot now that ...'): a clause with no subject of its own is said of the one before it, and
+    so is one whose subject or object is a pronoun for it ('… UTC. It was lifted today.', '… She withdrew it this
+    morning.')."""
     i = line.text.find(part.text)
-    return i >= 0 and part is not line and bool(STATUS_LEAD.match(line.text[i + len(part.text):].lstrip()))
+    rest = line.text[i + len(part.text):].lstrip()
+    return i >= 0 and part is not line and bool(STATUS_LEAD.match(rest) or STATUS_BACK.match(rest))
+
+
+# a sentence that ends what the one before says, by a pronoun for it: 'It was lifted today.', 'Update: she withdrew
+# it this morning.'
+STATUS_BACK = re.compile(rf"(?:update\s*:\s*)?(?:(?:it|this|that)\s+(?:(?:was|is|has been|had been|got)\s+)(?:\w+\s+)?"
+                         rf"(?:{STATUS})\b|[\w'’]+\s+(?:(?:has|had)\s+)?(?:since\s+)?(?:{STATUS})\s+(?:it|this|that)\b)")
 
 
 def _said_of_before(clause: str, status: bool = True) -> bool:
