@@ -461,3 +461,13 @@ def test_a_fourth_adversarys_wordings_against_the_shorthand_readings_lose():
     assert moved("No cutovers Thursdays 16:00-20:00 UTC (the payments freeze, per Sofia's message.) Update: she lifted "
                  "it an hour ago, cutovers can go any time.") == 0
     assert moved("Freeze: no cutovers Thursdays 16:00-20:00 UTC. It still holds.") == .5
+
+
+def test_a_weekday_is_one_day_in_the_singular_and_the_plural_and_a_rule_said_to_stand_is_stated():
+    friday = reading("migration-32k", "a60", "c-freeze", "constraint")
+    assert friday("Payments freeze: no cutovers Friday 14:00-18:00 UTC.") == .5
+    assert friday("Payments freeze: no cutovers Monday 14:00-18:00 UTC.") == 0
+    assert friday("The Friday 14:00-18:00 UTC payments freeze still stands.") == .5
+    assert friday("The Friday 14:00-18:00 UTC payments freeze no longer stands.") == 0
+    assert reading("migration-32k", "a86", "c-freeze", "stale")("The Friday 14:00-18:00 UTC payments freeze still "
+                                                                "stands.") == 1

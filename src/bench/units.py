@@ -753,6 +753,8 @@ def stem(word: str) -> str:
             if suf == "s" and word[-2] in "sui":       # 'class', 'status', 'analysis'
                 break
             word = word[:-len(suf)]
+            if suf == "s" and word.endswith("y") and len(word) > 4:
+                word = word[:-1]        # a plural in 'ys' as its singular: 'fridays', 'friday' -> 'frida'
             break
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz" and word[-1].isalpha():
         word = word[:-1]
@@ -1328,6 +1330,10 @@ KIND_ROLES = {"ban": ("not", "bound", "only", "must"), "must": ("must", "bound",
               "reporting": ("only",), "authorization": ("may",)}
 RULE = {k: re.compile(rf"\b(?:{v})\b" + (r"|n['’]t\b" if k in ("ban", "must") else "") + "|" + _roles(*KIND_ROLES[k]))
         for k, v in RULE_CUES.items()}
+# A predicate that says the rule its keys name is in force, whatever its kind ('the Friday 14:00–18:00 UTC payments
+# freeze still stands'): the rule as set, neither lifted nor loosened.
+IN_FORCE = re.compile(r"\b(?:still\s+(?:stands|applies|holds|in force|in effect)|stands|(?:is|are|remains?|stays?)\s+"
+                      r"(?:still\s+)?in\s+(?:force|effect|place))\b")
 # A restriction lifted ('no need to wait', 'is no problem', 'right away'), for bans, musts and reporting rules.
 RELEASE = re.compile(r"\b(no need|needn['’]t|need not|not necessary|not required|no longer|(?:is|are) (?:now |still |also )?fine|it['’]s fine|no problem|"
                      r"feel free|go ahead|right away|ok to|okay to|free to|optional|doesn['’]t matter|"
@@ -1450,7 +1456,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
             # statement of the quote's polarity is the rule
             if UNCHANGED.search(body) and polarity(scope) != polarity(quote):
                 return False    # 'public URLs do not stay as they are' turns the ban round, whatever its cue
-            return bool(RULE[kind].search(body)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote)
+            return bool(RULE[kind].search(body)) or (told or bool(RULE_HEAD.search(scope))) and polarity(scope) == polarity(quote) \
+                or bool(IN_FORCE.search(body)) and not NEGATION.search(body)
     elif kind == "authorization":
         if SOFTENED.search(scope) and not SOFTENED.search(quote) and (ONLY.search(quote) or NEGATION.search(quote)):
             return False        # a permission bounded by a restriction, the restriction softened into a wish
