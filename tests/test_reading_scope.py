@@ -471,3 +471,13 @@ def test_a_weekday_is_one_day_in_the_singular_and_the_plural_and_a_rule_said_to_
     assert friday("The Friday 14:00-18:00 UTC payments freeze no longer stands.") == 0
     assert reading("migration-32k", "a86", "c-freeze", "stale")("The Friday 14:00-18:00 UTC payments freeze still "
                                                                 "stands.") == 1
+
+
+def test_a_context_that_gives_a_rejected_option_as_the_choice_keeps_no_decision():
+    """'choice: REST' beside 'choice: gRPC' (a bag of every option as a field) chooses neither; a hedged or scoped
+    suggestion of the rejected option ('the internal calls could use gRPC') is a proposal, and the choice stands."""
+    rest = reading("decision-32k", "a30", "d-rest", "decision")
+    assert rest("Design:\n- choice: REST\n- choice: gRPC") == 0
+    assert rest("Design:\n- choice: REST\n- next: use gRPC for the bulk endpoint") == 0
+    assert rest("Design:\n- choice: REST\n- rejected: gRPC") == 1
+    assert rest("Decision (Fatima): keep REST. Later, the internal billing calls could use gRPC.") == 1

@@ -83,6 +83,7 @@ class Hits:
     facts: set[str] = field(default_factory=set)
     decisions: set[str] = field(default_factory=set)
     revived: set[str] = field(default_factory=set)
+    swapped: set[str] = field(default_factory=set)      # decisions a rejected option is proposed as the choice of
     words: set[str] = field(default_factory=set)        # imported: user messages whose first sentence is here
     firsts: set[str] = field(default_factory=set)       # workstreams whose first item is named
     position: dict[str, dict[str, str]] = field(default_factory=dict)   # workstream -> item -> its latest claim
@@ -105,6 +106,7 @@ class Hits:
         self.facts |= o.facts
         self.decisions |= o.decisions
         self.revived |= o.revived
+        self.swapped |= o.swapped
         self.words |= o.words
         self.firsts |= o.firsts
         for w, said in o.position.items():   # later messages claim later
@@ -119,7 +121,7 @@ class Hits:
     @property
     def empty(self) -> bool:
         return not (self.missions or self.partial or self.constraints or self.quoted or self.held or self.closed or self.leaks or self.covered
-                    or self.channels or self.facts or self.decisions or self.revived or self.words or self.firsts
+                    or self.channels or self.facts or self.decisions or self.revived or self.swapped or self.words or self.firsts
                     or self.position)
 
 
@@ -173,6 +175,9 @@ class Judge:
         # what sets a choice against its rejected options: each option, or as a contrast elides it (`units.elided`)
         self.contrasts = {did: (*rejected, *(e for r in rejected if (e := U.elided(r, keys)) is not None))
                           for did, keys, rejected in self.decisions}
+        # each rejected option as a choice, said with any verb of choosing or as a field's value (`units.Key`)
+        self.swaps = {did: tuple(U.Key(f"use {r.text}", U.PHRASE, choice=True) for r in rejected)
+                      for did, _, rejected in self.decisions}
         self.items = {w.id: U.Items(it.id for it in w.items) for w in t.workstreams if w.items}
         self.first = {w.id: U.Mention(w.items[0].id) for w in t.workstreams if w.items}
         items = {normalize(it.id): it.id for w in t.workstreams for it in w.items}
@@ -270,10 +275,15 @@ class Judge:
             if routes:
                 h.leaks[iid] = routes
         for did, keys, rejected in self.decisions:
-            if did in near and any(x.maybe(text) and any(_revives(r.written, i, x, self.said, keys)
-                                                         for i in range(len(r.written)))
-                                   for x in rejected):
-                h.revived.add(did)
+            if did not in near:
+                continue
+            for x, chose in zip(rejected, self.swaps[did]):
+                back = [i for i in range(len(r.written)) if x.maybe(text) and _revives(r.written, i, x, self.said, keys)]
+                if back:
+                    h.revived.add(did)
+                # proposed as the choice itself ('choice: gRPC' beside 'choice: REST'): the context chooses both
+                if any(_given_as_choice(r.written[i].scope, chose) for i in back):
+                    h.swapped.add(did)
         return h
 
     def _retention(self, h: Hits, r: Reading, text: str, near: set[str], words: set[str]) -> None:
@@ -517,6 +527,18 @@ def _open(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> b
     return False
 
 
+CHOSEN_BEFORE = re.compile(rf"(?:{U.CHOSEN.pattern})\s+(?:[\w-]+\s+){{0,2}}?$")
+
+
+def _given_as_choice(scope: str, chose: U.Key) -> bool:
+    """A rejected option proposed as the choice itself, with no hedge: the object of a verb of choosing ('use gRPC
+    for the bulk endpoint', 'going with offset pagination') or a field's whole value ('choice: gRPC'). A hedged
+    or scoped suggestion ('the internal calls could use gRPC') proposes it without choosing it."""
+    if U.HEDGE.search(scope):
+        return False
+    return chose.valued(scope) or any(CHOSEN_BEFORE.search(scope[:a]) for a, _ in chose.object.spans(scope))
+
+
 def _taken_back(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]) -> bool:
     """A choice read only as a field's value (`units.Key.valued`) beside a rejected option the same row or line
     proposes ('| transport | REST | being replaced by gRPC |'): the field says what was, the rest what will be.
@@ -663,7 +685,8 @@ def shown(found: Hits, a: Active, channels: frozenset[str] | set[str] | None = N
     for eid, _ in a.user_words:
         kept("user_words", eid, float(eid in found.words), "first sentence lost")
     for d in a.decisions:
-        kept("decision", d.id, float(d.id in found.decisions), "decision keys lost")
+        kept("decision", d.id, float(d.id in found.decisions and d.id not in found.swapped),
+             "a rejected option is given as the choice" if d.id in found.swapped else "decision keys lost")
         if d.rejected:
             back = d.id in found.revived
             out.worse.append(Check("rejected_back", d.id, float(back),
