@@ -71,8 +71,11 @@ def test_a_background_event_copied_without_its_label_is_that_event(tmp_path):
     rows.append(line(id="t-3", at="a5", item="i1", metric="leakage", label=1, note="the label stripped off a copy",
                      context=[{"role": "user", "tag": "background", "text": "[Harness: watch]\n" + b1},
                               {"role": "user", "tag": "background", "text": b1}]))
+    rows.append(line(id="t-4", at="a5", item="i1", metric="leakage", label=1, note="the copy first, then the event",
+                     context=[{"role": "user", "tag": "background", "text": b1},
+                              {"role": "user", "tag": "background", "text": "[Harness: watch]\n" + b1}]))
     got = {v.label.id: v.verdict for v in calibrate(write(tmp_path, rows)).verdicts}
-    assert got == {"t-1": 0, "t-2": 1, "t-3": 1}
+    assert got == {"t-1": 0, "t-2": 1, "t-3": 1, "t-4": 1}
 
 
 def test_a_relative_scenario_path_is_read_against_the_labels_folder(tmp_path):

@@ -31,7 +31,8 @@ HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*:?|[^\n]{1,120}:)\s*$")
 MARKER_LINE = re.compile(r"^\s*\[harness:\s*[\w .-]+\]\s*$", re.I)
 MARKER_LEAD = re.compile(r"^\s*\[harness:\s*[\w .-]+\]", re.I)   # a line (or bullet) that opens with a label
 # a sentence ends at its stop and a space; in CJK text (script-aware) at a full-width stop, with no space after it
-SENTENCE = re.compile(r"(?:(?<=[.!?;])|(?<=[.!?;][)\]\"”’]))\s+(?=\S)|(?<=[。！？；])\s*(?=\S)")   # a stop may close a bracket
+# a full stop may close a bracket ('… so it's fine.) She …'); a '!' or '?' inside one, or a quote, ends nothing
+SENTENCE = re.compile(r"(?:(?<=[.!?;])|(?<=[.;][)\]]))\s+(?=\S)|(?<=[。！？；])\s*(?=\S)")
 TABLE_ROW = re.compile(r"^\|.*\|$")
 STACK_FRAME = re.compile(r"^(?:at\s+\S.*?[\w./-]+:\d+|File \"[^\"]+\", line \d+)")
 TABLE_RULE = re.compile(r"^\|?[\s:|-]*-{3,}[\s:|-]*$")
@@ -152,7 +153,7 @@ NOT_YET = re.compile(r"\b(may|might|will|would|should|could|can|must|to|need|nee
                      r"once|when|after|unless|whether|wants?|wanted|asks?|asked|expects?|wish(?:es)?)\b|n['’]t\b")
 # 'then' right before a done-word plans the end of the work ('… then fetch_invoice_v5, then done'); before an item it
 # orders what was done ('cart.spec.ts fixed, then payment.spec.ts done')
-THEN_DONE = re.compile(r"\bthen\s*$")
+THEN_DONE = re.compile(r"\bthen\s*[:—–-]?\s*$")
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
                       r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
@@ -489,14 +490,19 @@ def status_after(line: "Unit", part: "Unit") -> bool:
     so is one whose subject or object is a pronoun for it ('… UTC. It was lifted today.', '… She withdrew it this
     morning.')."""
     i = line.text.find(part.text)
+    if i < 0 or part is line:
+        return False
     rest = line.text[i + len(part.text):].lstrip()
-    return i >= 0 and part is not line and bool(STATUS_LEAD.match(rest) or STATUS_BACK.match(rest))
+    return bool(STATUS_LEAD.match(rest) or STATUS_BACK.match(rest))
 
 
 # a sentence that ends what the one before says, by a pronoun for it: 'It was lifted today.', 'Update: she withdrew
 # it this morning.'
-STATUS_BACK = re.compile(rf"(?:update\s*:\s*)?(?:(?:it|this|that)\s+(?:(?:was|is|has been|had been|got)\s+)(?:\w+\s+)?"
-                         rf"(?:{STATUS})\b|[\w'’]+\s+(?:(?:has|had)\s+)?(?:since\s+)?(?:{STATUS})\s+(?:it|this|that)\b)")
+# it ('It was not lifted', 'Nobody has lifted it' end nothing; 'It is no longer on Fridays' moves it)
+STATUS_BACK = re.compile(rf"(?:update\s*:\s*)?(?:(?:it|this|that)\s+(?:was|is|has been|had been|got)\s+"
+                         rf"(?:(?!not\b|never\b|no\b)\w+\s+)?(?:{STATUS})\b(?!\s+(?:on|to|at|in|from)\b)|"
+                         rf"(?!(?:nobody|no one|none|noone|never)\b)[\w'’]+\s+(?:(?:has|had)\s+)?(?:since\s+)?"
+                         rf"(?:{STATUS})\s+(?:it|this|that)\b)")
 
 
 def _said_of_before(clause: str, status: bool = True) -> bool:
@@ -650,7 +656,7 @@ FORMER_BEFORE = re.compile(r"(?:^|[#(—–]\s*|\s-\s+)(?:was|were)\s*:?\s*$")
 FORMER = r"(?:original|old|former|previous|earlier|initial|first)"
 FORMER_AFTER = re.compile(rf"^\s+(?:was|were|had been)\s+(?:(?:the|our|my|an?|his|her|their)\s+)?{FORMER}\b")
 # a field whose label says its value held before ('Previous transport: REST', '| before: REST |', 'From: REST')
-FORMER_LABEL = re.compile(rf"\b(?:{FORMER}|before|from|was|were|until)\b")
+FORMER_LABEL = re.compile(rf"^\s*(?:{FORMER}|before|from|was|were|until)\b")
 SO_FAR = re.compile(r"\b(?:so far|until now|up to now|up till now|till now|thus far)\b")
 PAST = re.compile(r"\b(?:was|were)\b")
 
@@ -659,8 +665,11 @@ def set_against(scope: str, start: int, end: int) -> bool:
     """Whether the mention of an option at scope[start:end] is set aside where it stands (above): read within
     its clause, so a negation or rejection of another clause ('no downtime expected; use gRPC') is not. A mention
     inside an identifier is read from where the identifier starts ('instead of pg_advisory_xact_lock')."""
-    while start and (scope[start - 1].isalnum() or scope[start - 1] == "_"):
-        start -= 1
+    j = start
+    while j and (scope[j - 1].isascii() and scope[j - 1].isalnum() or scope[j - 1] == "_"):
+        j -= 1
+    if "_" in scope[j:start]:
+        start = j
     lo = max((m.end() for m in CLAUSE.finditer(scope, 0, start)), default=0)
     hi = next((m.start() for m in CLAUSE.finditer(scope, end)), len(scope))
     before = scope[lo:start]
@@ -871,7 +880,7 @@ FILE_LINE = re.compile(r"^(?P<file>.*[a-z]\.[a-z]\w*):(?P<line>\d+)$")
 
 
 # a range of clock times ('16:00-20:00'): '16–20', 'between 16:00 and 20:00' and 'from 16:00 to 20:00' say it too
-TIME_RANGE = re.compile(r"^(\d{1,2}):(\d{2})-(\d{1,2}):(\d{2})$")
+TIME_RANGE = re.compile(r"^(\d{1,2}):(\d{2})[-–—](\d{1,2}):(\d{2})$")
 
 
 def _anchor_pattern(anchor: str) -> str:
@@ -920,6 +929,7 @@ def object_of(phrase: str) -> str:
 
 
 NEGATORS = frozenset({"not", "no", "never"})
+NEGATION_CORES = ("no", "never", "n't", "n’t")      # what any text with a negation (`NEAR_NEGATION`) holds
 # a rule's day is what it holds on: another day named in its place is another rule (a day in another language, or
 # none, leaves the rule's anchors to pin it)
 DAY_STEMS = frozenset(stem(d + x) for d in _DAYS for x in ("", "s"))
@@ -967,6 +977,8 @@ def _inflection(word: str) -> str:
     if len(word) < 4:
         return rf"{re.escape(word)}(?:s|es|ed|d|ing)?"
     s = stem(word)
+    if not word.startswith(s):      # a unit's short form stems as its word ('mins' -> 'minut'): inflect what is written
+        s = word
     return rf"{re.escape(s)}{re.escape(s[-1])}?{INFLECTED}"
 
 
@@ -984,10 +996,11 @@ def clippable(word: str) -> bool:
 
 def _phrase_word(word: str, clipped: bool = False) -> str:
     """A phrase's word as terse text writes it: inflected, as a part of an identifier ('pg_advisory_xact_lock' holds
-    advisory and lock: '_' bounds it as a space does), and `clipped` when long ('int cents' for integer cents)."""
+    advisory and lock: '_' bounds it as a space does), and `clipped` when long ('int cents' for integer cents): to its
+    first three or four letters, never to a function word ('with' for without)."""
     body = _inflection(word)
     if clipped and clippable(word):
-        clips = "|".join(re.escape(word[:n]) for n in range(len(word) - 1, 2, -1))
+        clips = "|".join(re.escape(word[:n]) for n in (4, 3) if word[:n] not in FUNCTION)
         body = rf"(?:{body}|(?:{clips})\.?)"
     return rf"(?<![^\W_]){body}(?![^\W_])"
 
@@ -1078,6 +1091,8 @@ class Key:
                 if ws:
                     parts.append(r"[\s-]?".join(_phrase_word(w) for w in ws))
                     tight.append(r"[\s-]?".join(_phrase_word(w, clipped=True) for w in ws))
+            if tight:       # only a modifier is clipped: the head stands whole ('int cents'; not 'staging data')
+                tight[-1] = parts[-1]
             gap = r"(?:[\W_]+(?:[^\W_]+[\W_]+){0,2}?|[\W_]*)"      # at most two other words between
             pattern = gap.join(parts)
             if len(tight) > 1 and any(clippable(w) for w in self.words):
@@ -1112,9 +1127,12 @@ class Key:
         """A choice's object as the whole value of a field ('transport: REST', a table row's 'state: REST |',
         '"transport": "REST"'): a field set to an option says it is the one in use, unless its label says the value
         held before ('Previous transport: REST', '| before: REST |'). A list ('All in place: REST, gRPC') names
-        options and chooses none; a comment, a dash or an aside after the value may go back on it, so it is read
-        as a contrast (`checks._contrasted`: 'REST  # gRPC out', 'REST (gRPC rejected)') or not at all ('REST — gRPC
-        being evaluated'). What the rest of its row says is read by the decision (`checks`)."""
+        options and chooses none; a comment, a dash or an aside after the value may go back on it ('REST — gRPC being
+        evaluated'), so `valued` stops short of it and `checks._contrasted` reads the ones that set the rejected option
+        aside ('REST  # gRPC out', 'REST (gRPC rejected)'). What the rest of its row says is read by
+        `checks._taken_back`."""
+        if self.object is None:
+            return False
         if self._value is None:
             self._value = re.compile(rf"(?:^|␞|\|)\s*[\"'“]?(?P<label>[^:|␞\"'“”]{{1,40}}?)[\"'”]?\s*[:=]\s*[\"'“]?"
                                      rf"(?:{self.object.phrase.pattern})[\"'”]?\s*(?=$|[|;.␞])")
@@ -1131,8 +1149,7 @@ class Key:
         missing = 0
         for s, look in zip(self.stems, self.looks):     # a word missing past the slack rules the key out
             # one said otherwise is read in a unit (`_equivalent`), and a key's negation is any negation (`held`)
-            if look not in text and s not in EQUIVALENTS and not (s in NEGATORS and ("no" in text or "n't" in text
-                                                                                     or "n’t" in text)):
+            if look not in text and s not in EQUIVALENTS and not (s in NEGATORS and any(n in text for n in NEGATION_CORES)):
                 missing += 1
                 if missing > self.slack:
                     return False
@@ -1656,7 +1673,8 @@ OWN_ASIDE = re.compile(r"\(\s*(?:the|an?)\s+(?:old|previous|former|earlier|origi
 # A clause with a subject of its own that names another value of the kind the rule's own is — another weekday,
 # another number — and ends it ('Thursdays 16:00–20:00 UTC; the Friday slot no longer applies', '90 days (the
 # 30-day window is gone)') is said of that value: a bracket, or a clause after a semicolon or a dash.
-PHRASE_ENDS = frozenset(("per", "since", "after", "before", "until", "via"))    # prepositions FUNCTION lacks
+# where a status's noun phrase ends, besides a function word ('no longer the case per Sofia's 2nd message')
+PHRASE_ENDS = frozenset(("per", "since", "after", "before", "until", "via"))
 # The status may come first, over the value it ends ('Thursdays 16:00–20:00 UTC — no longer the Friday window').
 VALUE_ASIDE = re.compile(r"(?:\(|;|\s[—–]\s)\s*(?P<body>(?:no longer\s+)?(?:the|an?|its|her|his|their|our|any)\s+"
                          r"[^;|()␞]*?)(?=\)|;|\||␞|$)")
@@ -2126,7 +2144,7 @@ TIE_BREAK = re.compile(r"\s[—–-]\s|;\s")
 # where that object ends before an item: a colon, or a comma and what coordinates another clause; never an
 # apposition that names the item ('Finished the last big one, search, at 09:40', 'Completed the cutover (billing)')
 OBJECT_ENDS = re.compile(r":|,\s*(?:then|and|but|so|while)\b")
-OWN_OBJECT = re.compile(r"\s+(?:(?:the|a|an|its|their|our|my)\s+)?([^\W\d_][\w-]*)(?<!ing)\b")
+OWN_OBJECT = re.compile(r"\s+(?:(?:the|a|an|its|their|our|my)\s+([^\W\d_][\w-]*)|([^\W\d_][\w-]*)(?<!ing))\b")
 # A next-marker that lists what is left ('remaining: [load test, docs examples]'): the items after the one at work,
 # which it does not supersede.
 LEFT = re.compile(r"^(?:remaining|remains?|still open|left to do)$")
@@ -2195,7 +2213,7 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
     for kind, pattern in (("done", DONE), ("next", NEXT)):
         for m in pattern.finditer(scope):
             if kind == "done" and (NOT_YET.search(re.split(r"[()]", " ".join(scope[:m.start()].split()[-4:]))[-1])
-                                   or THEN_DONE.search(scope[max(0, m.start() - 8):m.start()])) \
+                                   or THEN_DONE.search(scope[max(0, m.start() - 12):m.start()])) \
                     and not PAST_COPULA.search(scope[:m.start()]):
                 continue        # a plan or a condition; 'once #104 was merged' reports it done
             # a marker is tied to an item of its own clause (a dash or semicolon ends it): '... pick the queue
@@ -2220,9 +2238,12 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                 # … a dump of orders alone runs ~40 min') says nothing of the items further on
                 obj = OWN_OBJECT.match(scope, m.end())
                 first = min(f[0] for f in after)
-                if obj and obj.group(1) not in FUNCTION and obj.start(1) < first \
-                        and OBJECT_ENDS.search(scope[obj.end(1):first]):
-                    after = []      # the object ends before the item: 'merged the docs PR, then #105' is no claim
+                g = obj.lastindex if obj else None
+                ends = OBJECT_ENDS.search(scope, obj.end(g), first) if g and obj.start(g) < first else None
+                # the object ends before the item ('merged the docs PR, then #105'); a label's colon right before its
+                # items ('Finished today: orders') ends no object
+                if ends and obj.group(g) not in FUNCTION and (ends.group(0) != ":" or re.search(r"\w", scope[ends.end():first])):
+                    after = []
             near_after = min(after, key=lambda f: f[0] - m.end()) if after else None
             near_before = max(before, key=lambda f: f[1]) if before else None
             if kind == "done" and DONE_LABEL.match(scope[m.end():]) and LABEL_START.search(scope[:m.start()]):

@@ -134,24 +134,25 @@ def context(judge: Judge, lab: Label, tok) -> list[Message]:
     an event (role, tag and text; a background event's text without its label too) is that event's message — the one after the previous such entry when
     the same text recurs — and any other entry is a strategy's text under its own tag."""
     rendered = judge.rendered
-    raw = {e.id: e.text for e in judge.s.events if e.role == "background"}
     where: dict[tuple[str, str, str], list[int]] = {}
     for i, m in enumerate(rendered):
         where.setdefault((m.role, m.tag, m.text), []).append(i)
-        if m.tag == "background" and m.id in raw:
-            # a background event copied as the record has it, without the label the harness puts on it: the entry
-            # says it is that message by its tag, and a reader reads it as that message
-            where.setdefault((m.role, m.tag, raw[m.id]), []).append(i)
-    out, last, used = [], -1, set()
+    # a background event copied as the record has it, without the label the harness puts on it: the entry says it
+    # is that message by its tag, and a reader reads it as that message — unless the event is in view already
+    raw = {e.id: e.text for e in judge.s.events if e.role == "background"}
+    copies = {("user", "background", raw[m.id]): i for i, m in enumerate(rendered) if m.tag == "background" and m.id in raw}
+    shown = {i for e in lab.context for i in where.get((e.role, e.tag, e.text), ())}
+    out, last = [], -1
     for k, e in enumerate(lab.context):
         found = where.get((e.role, e.tag, e.text))
-        if found and e.text not in {rendered[i].text for i in found}:
-            found = [i for i in found if i not in used] or None     # a copy of an event already in view is a copy
+        copy = copies.get((e.role, e.tag, e.text))
         if found:
             i = next((i for i in found if i > last), found[-1])
             last = max(last, i)
-            used.add(i)
             out.append(rendered[i])
+        elif copy is not None and copy not in shown:
+            shown.add(copy)
+            out.append(rendered[copy])
         else:
             out.append(make(tok, id=f"{lab.id}#{k}", role=e.role, text=e.text, tag=e.tag))
     return out

@@ -366,7 +366,7 @@ class Judge:
             # said in one sentence, so keys spread over the sentences of a line are not its paraphrase
             same = lambda u: (u.sentence and quote not in u.scope and not U.ended(U.asides_out(u.scope, keys))  # noqa: E731
                               and U.same_rule(u.scope, kind, quote, keys)
-                              and not any(U.status_after(o, u) for o, _ in r.voiced if not o.sentence))
+                              and not any(U.status_after(o, u) for o, _ in r.voiced if not o.sentence and u.text in o.text))
             cue = U.RULE.get(kind)      # a kind without cues (a preference) is stated under a rule's heading only
             stated = lambda u: same(u) and bool(cue and cue.search(u.text) or U.RULE_HEAD.search(u.scope))  # noqa: E731
             if some(keys, same, mine, denials=False) or any(some(f, stated, mine, denials=False) for f in forms[1:]):
