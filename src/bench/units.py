@@ -190,8 +190,9 @@ EQUIVALENTS = {
 }
 WITHOUT = re.compile(r"\b(?:without|w o)\b")     # 'w/o' as its words are read
 EQUIVALENT_REACH = 2     # words between a word said in another form and the key's word beside it
-AUXILIARY = re.compile(r"is|are|was|were|be|been|being|must|should|shall|will|would|can|could|may|might|not|never|"
-                       r"to|has|have|had")
+# what stands between a passive's subject and its verb, the negation included ('gRPC must not be suggested')
+PASSIVE_CHAIN = re.compile(r"is|are|was|were|be|been|being|must|should|shall|will|would|can|could|may|might|not|"
+                           r"never|to|has|have|had")
 # A unit that refuses a request or reports it as someone's claim, rather than holding it as a task.
 REFUSAL = re.compile(r"\b(ignor\w*|refus\w*|reject\w*|declin\w*|disregard\w*|dismiss\w*|not acting|won['’]t act|"
                      r"claim\w*|purport\w*|pretend\w*|impersonat\w*|forged|spoof\w*|suspicious|unverified|"
@@ -653,7 +654,7 @@ NEGATION_REACH = 8      # words before an option that a negation in its clause s
 # each service was copied with logical replication'; not 'REST was chosen and works so far'): the tense and the
 # bound say it is replaced, whatever the option.
 FORMER_BEFORE = re.compile(r"(?:^|[#(—–]\s*|\s-\s+)(?:was|were)\s*:?\s*$")
-FORMER = r"(?:original|old|former|previous|earlier|initial|first)"
+FORMER = r"(?:original|old|former|previous|earlier|initial|first|prior)"     # what held before
 FORMER_AFTER = re.compile(rf"^\s+(?:was|were|had been)\s+(?:(?:the|our|my|an?|his|her|their)\s+)?{FORMER}\b")
 # a field whose label says its value held before ('Previous transport: REST', '| before: REST |', 'From: REST')
 FORMER_LABEL = re.compile(rf"^\s*(?:{FORMER}|before|from|was|were|until)\b")
@@ -1123,6 +1124,10 @@ class Key:
             self._phrase = re.compile(pattern) if parts else re.compile(r"(?!)")
         return self._phrase
 
+    def by_value(self, scope: str) -> bool:
+        """The choice could be held here only as a field's value (`valued`): no phrase of it, no verb of choosing."""
+        return self.object is not None and not self.phrase.search(scope) and not CHOSEN.search(scope)
+
     def valued(self, scope: str) -> bool:
         """A choice's object as the whole value of a field ('transport: REST', a table row's 'state: REST |',
         '"transport": "REST"'): a field set to an option says it is the one in use, unless its label says the value
@@ -1206,7 +1211,7 @@ class Key:
         for m in eq.finditer(scope):
             # an auxiliary chain stands between a passive's subject and its verb ('gRPC must not be suggested')
             before = " ".join([w for w in WORD_TOKEN.findall(scope[:m.start()])[-EQUIVALENT_REACH - 4:]
-                               if not AUXILIARY.fullmatch(w)][-EQUIVALENT_REACH:])
+                               if not PASSIVE_CHAIN.fullmatch(w)][-EQUIVALENT_REACH:])
             after = " ".join(WORD_TOKEN.findall(scope[m.end():])[:EQUIVALENT_REACH])
             if privative:
                 if WITHOUT.search(before):
@@ -1666,7 +1671,7 @@ PRONOUN = re.compile(r"\b(?:i|we|you|he|she|it|they|this|that|these|those|which|
 # A bracketed aside whose subject is what held before ('(the old Friday 14–18 slot no longer applies)'): what it
 # says is said of the former value, not of the clause it sits in; '(no longer applies)', '(it was withdrawn)',
 # '(the freeze no longer applies)' say it of the clause.
-OWN_ASIDE = re.compile(r"\(\s*(?:the|an?)\s+(?:old|previous|former|earlier|original|initial|prior)\b"
+OWN_ASIDE = re.compile(rf"\(\s*(?:the|an?)\s+{FORMER}\b"
                        r"(?![^()]*\b(?:new|current|both|all|every|any|again|still|back|restored|reinstated)\b)[^()]*\)")
 
 

@@ -543,7 +543,7 @@ def _taken_back(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]
     """A choice read only as a field's value (`units.Key.valued`) beside a rejected option the same row or line
     proposes ('| transport | REST | being replaced by gRPC |'): the field says what was, the rest what will be.
     What an aside says of the option is the option's (`units.option_asides_out`)."""
-    if not any(k.object is not None and not k.phrase.search(scope) and not U.CHOSEN.search(scope) for k in keys):
+    if not any(k.by_value(scope) for k in keys):
         return False
     plain = U.option_asides_out(scope, rejected)
     return any(r.held(plain) and _proposed(plain, r) for r in rejected)
