@@ -507,3 +507,15 @@ def test_a_second_readers_findings_on_the_sittings_readings_hold():
     assert rest("Transport from day one: REST.") == 1 and rest("Previous transport: REST.") == 0
     # a clock range typed with an en dash is a range
     assert U.Key("Thursdays 16:00–20:00 UTC").held("thu 16-20 utc")
+
+
+def test_a_context_that_says_no_work_is_left_presents_no_mission_as_active():
+    """The subtask trap: the side task done, 'Nothing else is outstanding', the mission only as background."""
+    port = reading("subtask-trap-16k", "a45", "m-port", "goal")
+    trap = ("Ama asked to regenerate the stale API client; done, committed as 7b69e38. Before that, routes were being "
+            "moved from Express to Fastify. {}")
+    assert port(trap.format("Nothing else is outstanding.")) == 0
+    assert port(trap.format("Task complete — nothing is pending.")) == 0
+    # no blocker is not no work, and an exception leaves work
+    assert port(trap.format("Next: the remaining Express to Fastify routes.\nwaiting for: nothing outstanding")) == 1
+    assert port(trap.format("Nothing else is outstanding except the rest of the Express to Fastify port.")) == 1

@@ -1329,6 +1329,21 @@ def ended(scope: str) -> bool:
                for m in ENDED.finditer(scope))
 
 
+# The whole of the work said to be over: nothing left to do, or no task open ('Nothing else is outstanding',
+# 'Task complete — nothing is pending', 'no open tasks'); never with an exception ('nothing left but the docs').
+NOTHING_LEFT = re.compile(r"\bnothing\s+(?:else\s+)?(?:is\s+|left\s+|remains\s*)?(?:still\s+)?(?:outstanding|pending|"
+                          r"left(?:\s+to\s+do)?|remaining|open|to do)\b|\bno\s+(?:more\s+)?(?:open|pending|remaining|"
+                          r"outstanding)\s+(?:tasks?|work|items?|requests?|todos?)\b")
+
+
+def nothing_left(scope: str) -> bool:
+    """The unit says no work is left, with no exception, as a statement of its own: a field's value is said of its
+    label ('waiting for: nothing outstanding' is no blocker, not no work)."""
+    m = NOTHING_LEFT.search(scope)
+    return m is not None and not re.search(r":\s*$", scope[:m.start()]) and not EXCEPTED.search(scope) \
+        and not re.search(r"\bbut\b", scope)
+
+
 def goal_done(scope: str) -> bool:
     """The unit marks a goal as a whole finished, by a status ('(done)', 'task complete')."""
     return bool(GOAL_DONE.search(scope))

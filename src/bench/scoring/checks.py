@@ -84,6 +84,7 @@ class Hits:
     decisions: set[str] = field(default_factory=set)
     revived: set[str] = field(default_factory=set)
     swapped: set[str] = field(default_factory=set)      # decisions a rejected option is proposed as the choice of
+    idle: bool = False          # the strategy's own text says no work is left ('Nothing else is outstanding')
     words: set[str] = field(default_factory=set)        # imported: user messages whose first sentence is here
     firsts: set[str] = field(default_factory=set)       # workstreams whose first item is named
     position: dict[str, dict[str, str]] = field(default_factory=dict)   # workstream -> item -> its latest claim
@@ -107,6 +108,7 @@ class Hits:
         self.decisions |= o.decisions
         self.revived |= o.revived
         self.swapped |= o.swapped
+        self.idle = self.idle or o.idle
         self.words |= o.words
         self.firsts |= o.firsts
         for w, said in o.position.items():   # later messages claim later
@@ -121,7 +123,7 @@ class Hits:
     @property
     def empty(self) -> bool:
         return not (self.missions or self.partial or self.constraints or self.quoted or self.held or self.closed or self.leaks or self.covered
-                    or self.channels or self.facts or self.decisions or self.revived or self.swapped or self.words or self.firsts
+                    or self.channels or self.facts or self.decisions or self.revived or self.swapped or self.idle or self.words or self.firsts
                     or self.position)
 
 
@@ -252,6 +254,7 @@ class Judge:
         h.channels = set(r.channels)
         if text:
             self._retention(h, r, text, near, words)
+            h.idle = "no" in text and any(U.nothing_left(u.scope) for u in r.written)
         for wid, item in self.finishes.get(m.id, ()) if verbatim else ():
             said = h.position.get(wid, {})   # the event that finishes an item: done, whatever else it says of it
             h.position[wid] = {**{i: k for i, k in said.items() if i != item}, item: "done"}
@@ -659,8 +662,11 @@ def shown(found: Hits, a: Active, channels: frozenset[str] | set[str] | None = N
 
     finished = set().union(*a.finished.values()) if a.finished else set()
     for m in a.missions:
-        ok = m.id in found.missions or any(left <= finished for left in found.partial.get(m.id, ()))
-        kept("goal", m.id, float(ok), "keys not together in an entry that is in force")
+        # a mission named only as past or background, in a context that says no work is left, is not presented as
+        # active ('Before that, routes were being moved … Nothing else is outstanding')
+        ok = not found.idle and (m.id in found.missions or any(left <= finished for left in found.partial.get(m.id, ())))
+        kept("goal", m.id, float(ok), "the context says no work is left" if found.idle else
+             "keys not together in an entry that is in force")
     for w, item in a.next_items:
         ok, why = _position(found, w, item, a)
         kept("goal", f"{w.id}:{item.id}", float(ok), why, key=w.id)
