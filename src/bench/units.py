@@ -498,8 +498,7 @@ def status_after(line: "Unit", part: "Unit") -> bool:
 
 
 # a sentence that ends what the one before says, by a pronoun for it: 'It was lifted today.', 'Update: she withdrew
-# it this morning.'
-# it ('It was not lifted', 'Nobody has lifted it' end nothing; 'It is no longer on Fridays' moves it)
+# it this morning.' ('It was not lifted' and 'Nobody has lifted it' end nothing; 'It is no longer on Fridays' moves it)
 STATUS_BACK = re.compile(rf"(?:update\s*:\s*)?(?:(?:it|this|that)\s+(?:was|is|has been|had been|got)\s+"
                          rf"(?:(?!not\b|never\b|no\b)\w+\s+)?(?:{STATUS})\b(?!\s+(?:on|to|at|in|from)\b)|"
                          rf"(?!(?:nobody|no one|none|noone|never)\b)[\w'’]+\s+(?:(?:has|had)\s+)?(?:since\s+)?"
@@ -1163,7 +1162,11 @@ class Key:
     def _anchored(self, text: str) -> bool:
         """Every anchor stands in `text`. An anchor's pattern opens with a look-behind, which a regex cannot
         look for as a literal, so it is searched only in a text that holds one of its literal cores."""
-        return all(any(c in text for c in cores) and p.search(text) for p, cores in zip(self._anchors, self._cores))
+        return self._cored(text) and all(p.search(text) for p in self._anchors)
+
+    def _cored(self, text: str) -> bool:
+        """Every anchor's literal core stands in `text`: a substring test, before any regex runs."""
+        return all(any(c in text for c in cores) for cores in self._cores)
 
     def held(self, scope: str, stems: frozenset[str] | None = None) -> bool:
         """Whether `scope` (a unit's text with its heading) holds the key."""
@@ -1177,9 +1180,7 @@ class Key:
             return False
         if self.mode == PHRASE:
             # every word and anchor of a phrase stands in any text that holds it: a substring test first
-            return all(look in scope for look in self.looks) and all(any(c in scope for c in cores)
-                                                                     for cores in self._cores) \
-                and bool(self.phrase.search(scope))
+            return all(look in scope for look in self.looks) and self._cored(scope) and bool(self.phrase.search(scope))
         if not self._anchored(scope):
             return False
         have = stems if stems is not None else stems_of(scope)

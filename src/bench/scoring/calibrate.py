@@ -131,8 +131,9 @@ def judge_all(labels: list[Label], tok) -> list[Verdict]:
 
 def context(judge: Judge, lab: Label, tok) -> list[Message]:
     """The label's context as the messages of one request: an entry equal to the harness's rendering of
-    an event (role, tag and text; a background event's text without its label too) is that event's message — the one after the previous such entry when
-    the same text recurs — and any other entry is a strategy's text under its own tag."""
+    an event (role, tag and text; a background event's text without its label too) is that event's message —
+    the one after the previous such entry when the same text recurs — and any other entry is a strategy's text
+    under its own tag."""
     rendered = judge.rendered
     where: dict[tuple[str, str, str], list[int]] = {}
     for i, m in enumerate(rendered):
@@ -140,7 +141,7 @@ def context(judge: Judge, lab: Label, tok) -> list[Message]:
     # a background event copied as the record has it, without the label the harness puts on it: the entry says it
     # is that message by its tag, and a reader reads it as that message — unless the event is in view already
     raw = {e.id: e.text for e in judge.s.events if e.role == "background"}
-    copies = {("user", "background", raw[m.id]): i for i, m in enumerate(rendered) if m.tag == "background" and m.id in raw}
+    copies = {(m.role, m.tag, raw[m.id]): i for i, m in enumerate(rendered) if m.tag == "background" and m.id in raw}
     shown = {i for e in lab.context for i in where.get((e.role, e.tag, e.text), ())}
     out, last = [], -1
     for k, e in enumerate(lab.context):

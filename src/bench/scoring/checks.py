@@ -281,12 +281,15 @@ class Judge:
             if did not in near:
                 continue
             for x, chose in zip(rejected, self.swaps[did]):
-                back = [i for i in range(len(r.written)) if x.maybe(text) and _revives(r.written, i, x, self.said, keys)]
-                if back:
-                    h.revived.add(did)
-                # proposed as the choice itself ('choice: gRPC' beside 'choice: REST'): the context chooses both
-                if any(_given_as_choice(r.written[i].scope, chose) for i in back):
-                    h.swapped.add(did)
+                if not x.maybe(text):
+                    continue
+                for i, u in enumerate(r.written):
+                    if _revives(r.written, i, x, self.said, keys):
+                        h.revived.add(did)
+                        # proposed as the choice itself ('choice: gRPC' beside 'choice: REST'): the context chooses both
+                        if _given_as_choice(u.scope, chose):
+                            h.swapped.add(did)
+                            break
         return h
 
     def _retention(self, h: Hits, r: Reading, text: str, near: set[str], words: set[str]) -> None:
