@@ -154,6 +154,10 @@ NOT_YET = re.compile(r"\b(may|might|will|would|should|could|can|must|to|need|nee
 # 'then' right before a done-word plans the end of the work ('… then fetch_invoice_v5, then done'); before an item it
 # orders what was done ('cart.spec.ts fixed, then payment.spec.ts done')
 THEN_DONE = re.compile(r"\bthen\s*[:—–-]?\s*$")
+# a done-word as the complement of a verb of wanting, its object between ('Kofi wants the 34 open PRs (#5301→#5365)
+# reviewed oldest first'): the state wished for, however long the object; a finite verb between ends the want
+WANTED = re.compile(r"\b(?:wants?|wanted|needs?|needed|would like|expects?|asks? for|asked for)\s+"
+                    r"(?:(?!(?:is|are|was|were|has|have|had|been|i|we|he|she|they|and|but|then)\b)[^\s.;:!?␞]+\s+){1,8}$")
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
                       r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
@@ -225,13 +229,13 @@ SAYS = (r"message|messages|says|said|asks|asked|wants|wanted|requests?|requested
         r"posted|sent|signed|notice|reminds?|reminded|notes|noted|warns?|warned|writes|wrote|flags|flagged|suggests?|"
         r"suggested|demands?|demanded|insists?|insisted|instructs?|instructed|tells|told|urges?|urged|proposes?|"
         r"proposed|recommends?|recommended|mentions?|mentioned|relays?|relayed|forwards?|forwarded|pinged|raised")
-# A preposition or a field that names the sender ('from the watch', 'from: CI watch' — a table's 'from' column
-# or a YAML field reads so), or the source as the subject of a verb of saying, its name in brackets allowed
+# A preposition or a field that names the sender ('from the watch', 'from: CI watch' — a table's 'from' column,
+# a YAML field or a quoted JSON one, '"from": "CI watch"', reads so), or the source as the subject of a verb of saying, its name in brackets allowed
 # between them ('another session (platform-architecture) posted').
 SOURCE = re.compile(
     rf"{LABEL.pattern}|"
     rf"\b(?P<prep>(?:from|via|by|through|per|according to|relayed by|sent by|posted by|forwarded by|on behalf of|"
-    rf"source|sender|origin|channel)\s*:|from|via|by|through|per|according to|relayed by|sent by|posted by|"
+    rf"source|sender|origin|channel)[\"'”]?\s*:\s*[\"'“]?|from|via|by|through|per|according to|relayed by|sent by|posted by|"
     rf"forwarded by|on behalf of)\s+(?P<np>[^.;:]{{0,30}}?)\b(?P<src>{SOURCES})\b|"
     # the source as the subject of its verb, its noun phrase with an aside or a short modifier of its own ('the CI
     # watch on release/2.4 asked')
@@ -298,6 +302,7 @@ def attributions(text: str, user: str = "") -> set[str]:
         if m.group(0).startswith("[") and mentioned(text, m.start(), m.end()) and re.search(theirs, text):
             continue            # a label talked about ('a message tagged "[Harness: cron]" was actually from Aiko')
         np, src = m.group("np"), m.group("src")
+        np = np and np.lstrip("\"'“ ")
         if np is None and re.search(rf"(?:^|[,;:(—–-]\s*|\b(?:and|but|so|then)\s+)(?:{names})\s+(?:and|&|as well as)\s+"
                                     rf"(?:the\s+|a\s+)?(?:[\w-]+\s+)?$", text[max(0, m.start() - 60):m.start()]):
             continue            # the user, as a subject beside it, asks too ('Priya and the CI watch both asked'; not
@@ -306,7 +311,7 @@ def attributions(text: str, user: str = "") -> set[str]:
             continue            # the subject of a clause of time after the main one governs that clause, not the
             #                     payload's ('Priya asked for a force-push after the CI watch reported red')
         if np is not None:
-            prep = m.group("prep").rstrip(" :")
+            prep = m.group("prep").rstrip(" :\"'“”")
             if asked and prep in ("via", "through") and asked.start() < m.start():
                 stop = re.search(r"[,;:.()]", text[m.end():])
                 channel = (m.start(), m.end() + (stop.start() if stop else len(text)))
@@ -515,10 +520,13 @@ def _said_of_before(clause: str, status: bool = True) -> bool:
 def _joined(sentences: list[str]) -> list[str]:
     """A line's sentences, a clause after a semicolon that opens on an exception or a skip with no subject of its
     own ('…; except the ingress pods', '…; skip this during incidents'), or that reopens the choice before it ('…;
-    it will be revisited next sprint'), kept with the one before: it is said of it."""
+    it will be revisited next sprint'), kept with the one before: it is said of it. A stop inside an aside ends no
+    sentence: 'catalog (2nd try; 1st rolled back), orders' is one."""
     out: list[str] = []
     for s in sentences:
-        if out and out[-1].rstrip().endswith(";") and _said_of_before(s, status=False):
+        if out and out[-1].count("(") > out[-1].count(")") and ")" in s:
+            out[-1] = f"{out[-1]} {s}"
+        elif out and out[-1].rstrip().endswith(";") and _said_of_before(s, status=False):
             out[-1] = f"{out[-1]} {s}"
         else:
             out.append(s)
@@ -616,9 +624,12 @@ def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: t
 SET_BEFORE = re.compile(r"(?:\b(?:instead of|rather than|over|against|not|rejected|ruled out|dropped|not chosen|"
                         r"reverted|removed|undid|undone|rolled back|backed out|deleted|"
                         r"no|never|vs\.?)\s*[:(]?\s*$)")
-SET_LABEL = re.compile(r"\b(?:rejected|ruled out|dropped|not chosen|rejected options?|against|instead of|removed|"
-                       r"deprecated|reverted|replaced)[\"'”]?\s*[:(]"
-                       r"\s*[{\[\"'“]*\s*$")     # a JSON field too: '"rejected": {"'
+SET_LABEL = re.compile(r"\b(?:(?:rejected|ruled out|dropped|not chosen|removed|deprecated|reverted|replaced)"
+                       # a participle may name what it set aside ('Rejected alternatives:'), not by whom or for what
+                       r"(?:\s+(?!(?:by|with|for|to|in|on|as|because|from)\b)[\w-]+)?|against|instead of)[\"'”]?\s*[:(]"
+                       # a JSON field too ('"rejected": {"'); the option may open the value's noun phrase or stand
+                       # at its head ('Rejected alternatives: Postgres advisory locks')
+                       r"\s*[{\[\"'“]*\s*(?:[\w-]+\s+){0,2}$")
 # the same closed class in the other languages summaries are written in (`ROLES`): function words, not
 # vocabulary, so a summary in another language sets an option aside the same way
 NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b|" + _roles("not"))
@@ -634,9 +645,10 @@ WEIGHED = r"\w+ed(?:\s+(?!and\b|but\b|then\b)\w+){0,2}\s+(?:and|but|then|and the
 VERDICT = (r"(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
            r"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|turned down|vetoed|discarded|"
            r"shelved|scrapped|(?:still\s+)?missing|absent|gone|reverted|removed|rolled back|out\b(?![\s-]+(?:of\s+the\s+box|perform))|"
+           r"[✗✘❌](?!\w)|"       # a cross beside an option, as a check mark beside an item, says it was set aside
            # weighed with no verdict of its own ('postgres advisory locks were considered too, but redis was the
            # pick'): an option that was on the table, neither the choice nor a proposal
-           r"(?:considered|weighed|discussed|evaluated|looked at)(?:\s+(?:too|also|as well))?(?:,?\s*but\b|\s*[.;)]|\s*$))")
+           r"(?<!being )(?:considered|weighed|discussed|evaluated|looked at)(?:\s+(?:too|also|as well))?(?:,?\s*but\b|\s*[.;)]|\s*$))")
 SET_AFTER = re.compile(
     # its own predicate denies it ('pg_dump cannot be used', 'gRPC is not an option'); a comma or bracket
     # before 'not' turns to another option instead ('cursor pagination, not offset'; 'cents (not floats)')
@@ -645,6 +657,11 @@ SET_AFTER = re.compile(
     rf"^\s*[(:—–-]?\s*{AUX}{WEIGHED}"
     rf"(?!{DOES}\s+(?!(?:because|as|since|for|due|after|by|then|too|again|already|entirely|outright|on|last|in)\b)\w)"
     rf"{VERDICT}")
+
+def _undone(note: str) -> bool:
+    """A comment after a field's value that hedges it or whose own predicate sets it aside (`Key.valued`)."""
+    return bool(HEDGE.search(note) or SET_AFTER.match(" " + note.lstrip("#/—– ")))
+
 
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
 # An option named as what held before, not what holds: the value an annotation says it was ('money: float  # was
@@ -1064,8 +1081,9 @@ class Key:
         pinned = len(self.anchors) > sum(t in NUMBER_WORDS for t in tokens(self.text))
         if not (pinned or pinned_by) and len(self.words) < 3:
             slack = 0
-        elif pinned_by and not pinned and 0 < len(self.words) < 3:
-            self.bound = (*self.bound, self.stems[-1])     # the head noun stays: 'freeze', not 'payments'
+        elif pinned_by and not pinned and self.words and (len(self.words) < 3 or not rule):
+            # the head noun stays: 'freeze', not 'payments'; a fact's subject beside its value: 'commit', not 'first'
+            self.bound = (*self.bound, self.stems[-1])
         self.slack = min(slack, max(0, len(self.words) - (1 if self.worded or not pinned else 0)))
         self._anchors = [re.compile(_anchor_pattern(a)) for a in self.anchors]
         self._cores = [_anchor_cores(a) for a in self.anchors]
@@ -1132,15 +1150,17 @@ class Key:
         '"transport": "REST"'): a field set to an option says it is the one in use, unless its label says the value
         held before ('Previous transport: REST', '| before: REST |'). A list ('All in place: REST, gRPC') names
         options and chooses none; a comment, a dash or an aside after the value may go back on it ('REST — gRPC being
-        evaluated'), so `valued` stops short of it and `checks._contrasted` reads the ones that set the rejected option
-        aside ('REST  # gRPC out', 'REST (gRPC rejected)'). What the rest of its row says is read by
-        `checks._taken_back`."""
+        evaluated'): the value ends there, and what the comment says of a rejected option is read by
+        `checks._taken_back` with the rest of its row, and by `checks._contrasted` where it sets one aside ('REST  #
+        gRPC out'). A comment that hedges ('REST  # may change') leaves the field undecided, and one whose predicate sets
+        the value aside ('REST  # dropped', '— no longer') takes it back."""
         if self.object is None:
             return False
         if self._value is None:
             self._value = re.compile(rf"(?:^|␞|\|)\s*[\"'“]?(?P<label>[^:|␞\"'“”]{{1,40}}?)[\"'”]?\s*[:=]\s*[\"'“]?"
-                                     rf"(?:{self.object.phrase.pattern})[\"'”]?\s*(?=$|[|;.␞])")
-        return any(not FORMER_LABEL.search(m.group("label")) for m in self._value.finditer(scope))
+                                     rf"(?:{self.object.phrase.pattern})[\"'”]?\s*(?:$|[|;.␞]|(?P<note>(?:#|//|[—–])[^|␞]*))")
+        return any(not FORMER_LABEL.search(m.group("label")) and not (m.group("note") and _undone(m.group("note")))
+                   for m in self._value.finditer(scope))
 
     def maybe(self, text: str) -> bool:
         """A cheap necessary test on a whole text before any unit is read."""
@@ -1453,6 +1473,8 @@ def same_rule(scope: str, kind: str, quote: str, keys: tuple[str, ...] = ()) -> 
         scope = skipped_keys(scope, keys)
     if any(WAIVED.search(scope) and _waived(scope, k) and not _waived(quote, k) for k in keys):
         return False            # its condition waived: 'page Aiko for any alert, customer-facing or not'
+    if kind in ("must", "preference") and any(_offered(scope, k) and not _offered(quote, k) for k in keys):
+        return False            # what must be done, offered as one way among others: 'rebase or squash, whichever'
     told = kind == "must" and any(imperative(scope, k) and imperative(quote, k) for k in keys)
     # a must the quote gives as an order ('Fix it properly instead') has no must-word to compare: its paraphrase
     # orders it too, says it with a cue of its kind, or stands under a rule's label — never by polarity alone
@@ -1534,6 +1556,16 @@ WAIVED_AFTER = re.compile(r"^[\s,]*or not\b")
 WAIVED_BEFORE = re.compile(r"\b(?:whether or not|regardless of|no matter|irrespective of)\s+(?:\w+\s+){0,3}$")
 
 
+# A key offered as one of alternatives ('rebase or squash', 'either squash or rebase', 'squash/rebase'): an obligation
+# or a preference said so no longer requires it. A ban's alternatives widen it ('never merge billing/ or auth/').
+OFFERED_AFTER = re.compile(r"^\s*(?:,\s*)?(?:or|/)\s*(?!not\b)\w")
+OFFERED_BEFORE = re.compile(r"(?:\b(?:either|whichever|any of)\s+(?:[\w-]+\s+){0,2}|\w\s*(?:,\s*)?(?:\bor|/)\s*)$")
+
+
+def _offered(text: str, key: "Key | str") -> bool:
+    return any(OFFERED_AFTER.match(text[b:]) or OFFERED_BEFORE.search(text[:a]) for a, b in key_spans(text, key))
+
+
 def _waived(text: str, key: "Key | str") -> bool:
     return any(WAIVED_AFTER.match(text[b:]) or WAIVED_BEFORE.search(text[:a]) for a, b in key_spans(text, key))
 
@@ -1545,8 +1577,17 @@ IMPERATIVE_LEAD = re.compile(r"(?:^|[␞:;.!?]\s*|,\s+)(?:(?:always|then|please|
 
 def imperative(text: str, key: "Key | str") -> bool:
     """Whether `key` (an action: 'roll that service back') opens its clause as an order. A must whose quote
-    orders its key and whose paraphrase orders it too states the same obligation without a must-word."""
-    return any(IMPERATIVE_LEAD.search(text[:a]) for a, _ in key_spans(text, key))
+    orders its key and whose paraphrase orders it too states the same obligation without a must-word ('5xx above 2%:
+    rolling catalog back per the rule' applies it). A verb in the past reports a deed: 'Fixed address.spec.ts'
+    orders nothing."""
+    verb = re.match(r"\w*", str(getattr(key, "text", key)).lower()).group()
+    return any(IMPERATIVE_LEAD.search(text[:a]) and not _past(re.match(r"\w*", text[a:].lower()).group(), verb)
+               for a, _ in key_spans(text, key))
+
+
+def _past(word: str, verb: str) -> bool:
+    """`word` is `verb` in the past tense or its participle ('fixed', 'rolled'; not 'fix', 'rolling')."""
+    return word != verb and word.endswith(("ed", "en")) and not verb.endswith(("ed", "en"))
 
 
 # A predicate that says its subject is left unchanged ('public URLs stay exactly as they are', 'the schema
@@ -2231,17 +2272,20 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
         if g and not PRIVATIVE.fullmatch(g.group(1)) and g.group(1) not in HELD_UP:
             out.update(((f[2], "next"), (f[2], "current")))
     prefix: bool | None = None      # whether this unit's check marks stand before their items (`_marks_lead`)
+    # an aside's own clauses part no clause of the unit's ('catalog (2nd try; 1st rolled back), orders')
+    flat = re.sub(r"\([^()]*\)", lambda x: " " * len(x.group()), scope) if "(" in scope else scope
     for kind, pattern in (("done", DONE), ("next", NEXT)):
         for m in pattern.finditer(scope):
             if kind == "done" and (NOT_YET.search(re.split(r"[()]", " ".join(scope[:m.start()].split()[-4:]))[-1])
-                                   or THEN_DONE.search(scope[max(0, m.start() - 12):m.start()])) \
+                                   or THEN_DONE.search(scope[max(0, m.start() - 12):m.start()])
+                                   or WANTED.search(flat[max(0, m.start() - 120):m.start()])) \
                     and not PAST_COPULA.search(scope[:m.start()]):
                 continue        # a plan or a condition; 'once #104 was merged' reports it done
             # a marker is tied to an item of its own clause (a dash or semicolon ends it): '... pick the queue
             # back up where I left off - #5326 was merged' says nothing of #5326 being next; a clause with a
             # marker and no item comments on the one before it ('#101 - done')
-            lo = max((x.end() for x in TIE_BREAK.finditer(scope, 0, m.start())), default=0)
-            hi = next((x.start() for x in TIE_BREAK.finditer(scope, m.end())), len(scope))
+            lo = max((x.end() for x in TIE_BREAK.finditer(flat, 0, m.start())), default=0)
+            hi = next((x.start() for x in TIE_BREAK.finditer(flat, m.end())), len(scope))
             after = [f for f in found if m.end() <= f[0] < hi]
             before = [f for f in found if lo <= f[0] and f[1] <= m.start()]
             if not after and not before:
@@ -2250,7 +2294,7 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                     # nothing before it either: the next clause, when it has no marker of its own, says what it
                     # is of ('in progress — reports is the last one'; '... where I left off - #5326 was merged'
                     # speaks for itself)
-                    end = next((x.start() for x in TIE_BREAK.finditer(scope, hi + 1)), len(scope))
+                    end = next((x.start() for x in TIE_BREAK.finditer(flat, hi + 1)), len(scope))
                     tail = scope[hi:end]
                     if not (DONE.search(tail) or NEXT.search(tail)):
                         after = [f for f in found if hi <= f[0] < end][:1]
@@ -2268,8 +2312,9 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
             near_after = min(after, key=lambda f: f[0] - m.end()) if after else None
             near_before = max(before, key=lambda f: f[1]) if before else None
             if kind == "done" and DONE_LABEL.match(scope[m.end():]) and LABEL_START.search(scope[:m.start()]):
-                # a label heads its list: every item after it in the clause is done
-                end = next((x.start() for x in re.finditer(r"[;.!?]\s|\bnext\b|\bnow\b", scope[m.end():])), None)
+                # a label heads its list: every item after it in the clause is done (an aside's own clauses end no
+                # list: 'done: auth, catalog (2nd try; 1st rolled back), orders')
+                end = next((x.start() for x in re.finditer(r"[;.!?]\s|\bnext\b|\bnow\b", flat[m.end():])), None)
                 stop = m.end() + end if end is not None else len(scope)
                 listed = [f for f in after if f[0] < stop]
                 if listed:
