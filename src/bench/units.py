@@ -1556,10 +1556,11 @@ WAIVED_AFTER = re.compile(r"^[\s,]*or not\b")
 WAIVED_BEFORE = re.compile(r"\b(?:whether or not|regardless of|no matter|irrespective of)\s+(?:\w+\s+){0,3}$")
 
 
-# A key offered as one of alternatives ('rebase or squash', 'either squash or rebase', 'squash/rebase'): an obligation
-# or a preference said so no longer requires it. A ban's alternatives widen it ('never merge billing/ or auth/').
-OFFERED_AFTER = re.compile(r"^\s*(?:,\s*)?(?:or|/)\s*(?!not\b)\w")
-OFFERED_BEFORE = re.compile(r"(?:\b(?:either|whichever|any of)\s+(?:[\w-]+\s+){0,2}|\w\s*(?:,\s*)?(?:\bor|/)\s*)$")
+# A key offered as one of alternatives ('rebase or squash', 'either squash or rebase'): an obligation or a preference
+# said so no longer requires it. A ban's alternatives widen it ('never merge billing/ or auth/'). A slash is no 'or'
+# ('2% / 5 min', 'billing/').
+OFFERED_AFTER = re.compile(r"^\s*(?:,\s*)?or\s+(?!not\b)\w")
+OFFERED_BEFORE = re.compile(r"(?:\b(?:either|whichever|any of)\s+(?:[\w-]+\s+){0,2}|\w\s*,?\s+or\s+)$")
 
 
 def _offered(text: str, key: "Key | str") -> bool:
@@ -1571,8 +1572,9 @@ def _waived(text: str, key: "Key | str") -> bool:
 
 
 # What may stand before an imperative: the start of a clause, a label, a condition closed by a comma ('If the
-# 5xx rate stays above 2%, roll that service back'), 'always' / 'then' / 'please'.
-IMPERATIVE_LEAD = re.compile(r"(?:^|[␞:;.!?]\s*|,\s+)(?:(?:always|then|please|just|and)\s+)*$")
+# 5xx rate stays above 2%, roll that service back') or an arrow from it ('5xx > 2% for 5 min → roll back'), 'always' /
+# 'then' / 'please'.
+IMPERATIVE_LEAD = re.compile(r"(?:^|[␞:;.!?→⇒]\s*|,\s+|\s(?:->|=>)\s+)(?:(?:always|then|please|just|and)\s+)*$")
 
 
 def imperative(text: str, key: "Key | str") -> bool:
