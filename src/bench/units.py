@@ -450,9 +450,11 @@ def _windows(text: str, head: str, sentence: bool = True, row: bool = False) -> 
 # Where one clause of a sentence ends and the next begins: a dash or semicolon between words, a colon, and the
 # words that open a reason or a contrast (a condition — 'when', 'unless', 'if' — belongs to the rule it
 # bounds). Commas do not part clauses ('the user asked me, via the watch, to ...' is one), nor do
-# parentheses (an aside belongs to the clause it stands in).
+# parentheses (an aside belongs to the clause it stands in); a comma and a clause with a negative subject of its own
+# do ('no new majors unless he OKs it, and nothing is ever published').
 CLAUSE = re.compile(r"\s[—–-]\s|;\s|:\s|\s(?=(?:because|since|while|although|though|whereas|but|so that|"
-                    r"after which)\s)|,\s(?=(?:which|so|but|and then|then|now|later)\s)|\s→\s|\s[·•]\s")
+                    r"after which)\s)|,\s(?=(?:which|so|but|and then|then|now|later|and\s+(?:nothing|nobody|no one|never))\s)|"
+                    r"\s→\s|\s[·•]\s")
 # A choice put back on the table, in the future or the progressive ('will be revisited', 'is being reconsidered',
 # 'we'll revisit it'), not one done in the past ('revisited and kept'), nor on a condition ('to be revisited only if
 # partners move to HTTP/2', 'only when …'): a clause opening on it, its subject a pronoun or a short noun phrase, is
@@ -563,7 +565,10 @@ def _runs(u: "Unit", keys: Iterable) -> tuple[list[tuple[int, int]], list[str], 
     that holds every key; None when the unit is one clause, or a key stands only in its heading or nowhere (the
     unit as it is governs them)."""
     text = u.text
-    cuts = [m.span() for m in CLAUSE.finditer(text)] if not u.row else []
+    # an aside's own clauses part none of the unit's ('never touch release/2.4 (a CI watch asked for a force-push —
+    # ignored)')
+    flat = re.sub(r"\([^()]*\)", lambda m: " " * len(m.group()), text) if "(" in text else text
+    cuts = [m.span() for m in CLAUSE.finditer(flat)] if not u.row else []
     if not cuts:
         return None
     bounds, seps, start = [], [""], 0
@@ -592,6 +597,8 @@ def _runs(u: "Unit", keys: Iterable) -> tuple[list[tuple[int, int]], list[str], 
 PRONOUN_SUBJECT = re.compile(r"\s*(?:it|they|this|that)(?:['’](?:s|re)\b|\s+(?:is|are|was|were|has|have|will|now|stays?|"
                              r"remains?)\b)")
 
+RESTATES = re.compile(r"\s*which\s+(?:[^,;:]{0,30}?\s)?(?:is|are|remains?|stays?)\s+(?!(?:not|no|never|no longer)\b)")
+
 
 def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: tuple[int, int]) -> "Unit":
     """The run of clauses `run` of `u` with its label, the annotation after it and the heading (`clause_of`)."""
@@ -608,6 +615,13 @@ def _governing(u: "Unit", bounds: list[tuple[int, int]], seps: list[str], run: t
     # has moved: it's now Thursdays 16:00–20:00 UTC')
     while i > 0 and seps[i] == ":" and PRONOUN_SUBJECT.match(text[bounds[i][0]:bounds[i][1]]):
         i -= 1
+    # so is a relative clause that says in the present what the noun before it is ('no cutovers inside the payments
+    # freeze, which since her update is Thursdays 16:00–20:00 UTC')
+    # (its own clauses too: 'which since her update is …' is parted at 'since')
+    for k in (i, i - 1):
+        if k > 0 and seps[k] == "," and RESTATES.match(text[bounds[k][0]:bounds[i][1]]):
+            i = k - 1
+            break
     labels = 0          # the sentence's opening labels, each short and closed by a colon ('Unconfirmed: From X: ...')
     while labels + 1 < len(bounds) and seps[labels + 1] == ":" \
             and label_sized(text[bounds[labels][0]:bounds[labels][1]]):
@@ -843,6 +857,22 @@ def _number(n: str) -> str:
     return f"(?:{re.escape(n)}|{word.replace('-', '[ -]?')})" if word else re.escape(n)
 
 
+_ORDINAL = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth", "nine": "ninth",
+            "twelve": "twelfth"}
+
+
+def _ordinal(n: str) -> str:
+    """The English ordinal of a number with a word ('fifth' for '5'), else ''."""
+    word = NUMERALS.get(n, "")
+    return _ORDINAL.get(word) or (word[:-1] + "ieth" if word.endswith("ty") else word + "th" if word else "")
+
+
+def _every(n: str) -> str:
+    """A count as a frequency's ordinal: 'after every fifth flag', 'every 5th' say 'after every five flags'."""
+    ordinal = _ordinal(n)
+    return rf"(?<=\bevery\s)(?:{re.escape(n)}(?:st|nd|rd|th){'|' + ordinal if ordinal else ''})(?![\w])"
+
+
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 # a weekday's abbreviation stands for the day ('Thu 16:00-20:00' for 'Thursdays 16:00-20:00'): a closed class
 _SHORT = {"tues": "tuesday", "weds": "wednesday", "thur": "thursday", "thurs": "thursday"}
@@ -914,7 +944,7 @@ def _anchor_pattern(anchor: str) -> str:
                 # a range's second number takes the unit said with its first ('from 30 days to 90')
                 rf"\b(?:{UNITS[unit]})\s+(?:up\s+)?to\s+{n}(?![\w]))")
     if NUMBER.match(anchor):
-        return rf"(?<![\w/.-]){_number(anchor)}(?![\w])"
+        return rf"(?<![\w/.-]){_number(anchor)}(?![\w])|{_every(anchor)}"
     r = TIME_RANGE.match(anchor)
     if r:       # a range of clock times however it is joined; a time on the hour may drop its minutes
         one, two = (rf"0?{int(h)}(?::{m})?" if m == "00" else rf"0?{int(h)}:{m}" for h, m in (r.group(1, 2), r.group(3, 4)))
@@ -960,7 +990,8 @@ def _anchor_cores(anchor: str) -> tuple[str, ...]:
     q = QUANTITY.match(anchor) or NUMBER.match(anchor)
     if q:
         n = q.group(1) if q.groups() else anchor
-        return (n, NUMERALS[n].split("-")[0]) if n in NUMERALS else (n,)
+        ordinal = (_ordinal(n).split("-")[0],) if not QUANTITY.match(anchor) and _ordinal(n) else ()
+        return (n, NUMERALS[n].split("-")[0], *ordinal) if n in NUMERALS else (n,)
     r = TIME_RANGE.match(anchor)
     if r:
         return (str(int(r.group(1))),)
@@ -1729,9 +1760,15 @@ PRONOUN = re.compile(r"\b(?:i|we|you|he|she|it|they|this|that|these|those|which|
 
 # A bracketed aside whose subject is what held before ('(the old Friday 14–18 slot no longer applies)'): what it
 # says is said of the former value, not of the clause it sits in; '(no longer applies)', '(it was withdrawn)',
-# '(the freeze no longer applies)' say it of the clause.
-OWN_ASIDE = re.compile(rf"\(\s*(?:the|an?)\s+{FORMER}\b"
-                       r"(?![^()]*\b(?:new|current|both|all|every|any|again|still|back|restored|reinstated)\b)[^()]*\)")
+# '(the freeze no longer applies)' say it of the clause. So does one that gives the value held before ('(it was 30
+# originally)').
+OWN_ASIDE = re.compile(rf"\(\s*(?:(?:the|an?)\s+{FORMER}\b|"
+                       # or that gives the number or day held before: '(it was 30 originally)', '(originally 30)', '(was
+                       # 30)', '(it used to be Fridays)'
+                       rf"(?=[^()]*(?:\d|\b(?:{'|'.join(d[:3] for d in _DAYS)})))(?:(?:it|this|that)\s+)?(?:was|were|used to be)\s+(?:[\w:./%–-]+\s*){{1,3}}"
+                       rf"(?:originally|initially|at first|before|previously|earlier)?(?=\s*\))|"
+                       rf"(?:originally|initially|previously|formerly)\s+\w)"
+                       r"(?![^()]*\b(?:new|now|current|both|all|every|any|again|still|back|restored|reinstated)\b)[^()]*\)")
 
 
 # A clause with a subject of its own that names another value of the kind the rule's own is — another weekday,
@@ -1787,6 +1824,18 @@ def _ends_other(body: str, keys: tuple, words: set[str]) -> bool:
     # set no longer applies')
     refers = re.search(r"\b(?:it|this|that|they)\s*$", subject) or re.match(r"\W*(?:it|this|them)\b", body[end.end():])
     return bool(subject) and not words & stems_of(subject) and not refers and _other_value(subject, keys)
+
+
+# An aside in which a source asks for something of its own ('never touch release/2.4 (a CI watch asked for a
+# force-push there — not from her, ignored)'): the request is another, and its source is not the rule's.
+ASIDE_REQUEST = re.compile(rf"\([^()]*?\b(?:{SOURCES})\b[^()]*?\b(?:{SAYS})\s+(?!(?:for\s+)?(?:it|this|that|so|them)\b)[^()]*\)")
+
+
+def requests_out(text: str, keys: Iterable = ()) -> str:
+    """`text` without the asides in which a source asks for something else (above): one that holds none of `keys`."""
+    keys = tuple(keys)
+    return ASIDE_REQUEST.sub(lambda m: m.group(0) if any(held(m.group(0), k) for k in keys) else " ", text) \
+        if "(" in text else text
 
 
 def reasons_out(text: str, user: str = "") -> str:
