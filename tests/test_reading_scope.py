@@ -633,3 +633,23 @@ def test_a_source_asking_for_something_else_in_an_aside_does_not_take_the_rule()
     assert branch("Standing rules from Priya: never touch release/2.4 (a CI watch asked for a force-push there — not "
                   "from her, ignored), and ask before deleting any test.") == .5
     assert branch("Standing rules: never touch release/2.4 (the CI watch asked for it).") == 0
+
+
+def test_an_items_own_name_a_closed_list_and_a_negative_subject_claim_no_position():
+    plan = U.Items("auth users catalog orders billing notifications search reports".split())
+    assert not claims("billing must wait until orders has been stable for 24 h", plan)
+    assert ("reports", "done") not in claims("order: [auth, users, catalog, orders, billing, notifications, search, "
+                                             "reports]  # fixed, no reordering", plan)
+    assert ("auth", "done") in claims("done: [auth, users]", plan)
+    specs = U.Items(["cart.spec.ts", "payment.spec.ts", "address.spec.ts"])
+    assert ("address.spec.ts", "done") not in claims("No test gets deleted without asking her, except address.spec.ts.",
+                                                     specs)
+    assert ("cart.spec.ts", "done") in claims("cart.spec.ts is fixed.", specs)
+
+
+def test_a_done_heading_heads_its_list():
+    plan = U.Items("auth users catalog orders billing".split())
+    out = set()
+    for u in U.units("### Completed\n- auth, users, catalog\n\n### Current task\norders"):
+        out |= claims(u.scope, plan)
+    assert {("auth", "done"), ("users", "done"), ("catalog", "done")} <= out

@@ -145,10 +145,14 @@ PROGRESSIVE = re.compile(r"\bbeing\s+$")
 COUNTED = re.compile(rf"(?:\b\d+|\b(?:all|both|each|every|first|last|remaining|rest|none|several|most))\b"
                      rf"(?:\s+\S+){{0,4}}\s+(?:{COPULA_DONE}|now|already|all|both){BEFORE_DONE}")
 ATTRIBUTIVE = re.compile(r"\b(?:a|an|the)\s+$")     # a participle before its noun: 'a fixed sequence'
-DONE_LABEL = re.compile(r"^\s*(?:so far|thus far|to date|until now|already|yet)?\s*[:—–-]\s")     # "Finished so far: a, b"
-LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*)\s*$")     # a label opens its line, bullet or clause
+# "Finished so far: a, b"; a heading over its list ('### Completed' / '- a, b, c')
+DONE_LABEL = re.compile(r"^\s*(?:so far|thus far|to date|until now|already|yet)?\s*(?:[:—–-]\s|␞)")
+LABEL_START = re.compile(r"(?:^|[␞;.(]|\*\*|^#+)\s*$")     # a label opens its line, bullet, clause or heading
 # Words before a done-word that make it a plan, a condition, a denial or the object of a wish ('may be deleted',
 # 'once it is fixed', 'not merged yet', 'Kofi wants #5338 merged'), not a report that the work is finished.
+# a subject that is none of the work ('No test gets deleted without asking', 'nothing was merged'): a denial
+NO_SUBJECT = re.compile(r"\b(?:no\s+[\w.-]+|nothing|nobody|none(?:\s+of\s+\w+)?)\s+(?:(?:gets?|got|is|are|was|were|has|"
+                        r"have|had|been|be|will|may|can|should|must)\s+){1,2}$")
 NOT_YET = re.compile(r"\b(may|might|will|would|should|could|can|must|to|need|needs|not|never|yet|until|before|if|"
                      r"once|when|after|unless|whether|wants?|wanted|asks?|asked|expects?|wish(?:es)?)\b|n['’]t\b")
 # 'then' right before a done-word plans the end of the work ('… then fetch_invoice_v5, then done'); before an item it
@@ -2306,7 +2310,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
     text_at = scope.find(SEP) + len(SEP) if SEP in scope else 0
     doing = DOING.match(scope[text_at:])
-    if doing and doing.group(1) not in NOT_DOING:
+    # the opening word is no verb at work where it is an item's own name ('billing must wait until …')
+    if doing and doing.group(1) not in NOT_DOING and not any(f[0] <= text_at + doing.start(1) < f[1] for f in found):
         first = min((f for f in found if f[0] >= text_at), default=None)
         if first is not None:
             out.add((first[2], "doing"))
@@ -2329,7 +2334,8 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
         for m in pattern.finditer(scope):
             if kind == "done" and (NOT_YET.search(re.split(r"[()]", " ".join(scope[:m.start()].split()[-4:]))[-1])
                                    or THEN_DONE.search(scope[max(0, m.start() - 12):m.start()])
-                                   or WANTED.search(flat[max(0, m.start() - 120):m.start()])) \
+                                   or WANTED.search(flat[max(0, m.start() - 120):m.start()])
+                                   or NO_SUBJECT.search(scope[max(0, m.start() - 40):m.start()])) \
                     and not PAST_COPULA.search(scope[:m.start()]):
                 continue        # a plan or a condition; 'once #104 was merged' reports it done
             # a marker is tied to an item of its own clause (a dash or semicolon ends it): '... pick the queue
@@ -2362,6 +2368,9 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                     after = []
             near_after = min(after, key=lambda f: f[0] - m.end()) if after else None
             near_before = max(before, key=lambda f: f[1]) if before else None
+            if near_before is not None and "]" in scope[near_before[1]:m.start()]:
+                # a word after a closed list is said of the list ('order: [auth, …, reports]  # fixed'), not its last item
+                near_before, before = None, []
             if kind == "done" and DONE_LABEL.match(scope[m.end():]) and LABEL_START.search(scope[:m.start()]):
                 # a label heads its list: every item after it in the clause is done (an aside's own clauses end no
                 # list: 'done: auth, catalog (2nd try; 1st rolled back), orders')
