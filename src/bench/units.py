@@ -161,7 +161,7 @@ THEN_DONE = re.compile(r"\bthen\s*[:—–-]?\s*$")
 # a done-word as the complement of a verb of wanting, its object between ('Kofi wants the 34 open PRs (#5301→#5365)
 # reviewed oldest first'): the state wished for, however long the object; a finite verb between ends the want
 WANTED = re.compile(r"\b(?:wants?|wanted|needs?|needed|would like|expects?|asks? for|asked for)\s+"
-                    r"(?:(?!(?:is|are|was|were|has|have|had|been|i|we|he|she|they|and|but|then)\b)[^\s.;:!?␞]+\s+){1,8}$")
+                    r"(?:(?!(?:is|are|was|were|has|have|had|been|i|we|he|she|they|and|but|then)\b)[^\s.,;:!?␞]+\s+){1,8}$")
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
                       r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
@@ -233,13 +233,13 @@ SAYS = (r"message|messages|says|said|asks|asked|wants|wanted|requests?|requested
         r"posted|sent|signed|notice|reminds?|reminded|notes|noted|warns?|warned|writes|wrote|flags|flagged|suggests?|"
         r"suggested|demands?|demanded|insists?|insisted|instructs?|instructed|tells|told|urges?|urged|proposes?|"
         r"proposed|recommends?|recommended|mentions?|mentioned|relays?|relayed|forwards?|forwarded|pinged|raised")
-# A preposition or a field that names the sender ('from the watch', 'from: CI watch' — a table's 'from' column,
-# a YAML field or a quoted JSON one, '"from": "CI watch"', reads so), or the source as the subject of a verb of saying, its name in brackets allowed
+# A preposition or a field that names the sender ('from the watch', 'from: CI watch' — a table's 'from' column
+# or a YAML field reads so), or the source as the subject of a verb of saying, its name in brackets allowed
 # between them ('another session (platform-architecture) posted').
 SOURCE = re.compile(
     rf"{LABEL.pattern}|"
     rf"\b(?P<prep>(?:from|via|by|through|per|according to|relayed by|sent by|posted by|forwarded by|on behalf of|"
-    rf"source|sender|origin|channel)[\"'”]?\s*:\s*[\"'“]?|from|via|by|through|per|according to|relayed by|sent by|posted by|"
+    rf"source|sender|origin|channel)\s*:|from|via|by|through|per|according to|relayed by|sent by|posted by|"
     rf"forwarded by|on behalf of)\s+(?P<np>[^.;:]{{0,30}}?)\b(?P<src>{SOURCES})\b|"
     # the source as the subject of its verb, its noun phrase with an aside or a short modifier of its own ('the CI
     # watch on release/2.4 asked')
@@ -306,7 +306,6 @@ def attributions(text: str, user: str = "") -> set[str]:
         if m.group(0).startswith("[") and mentioned(text, m.start(), m.end()) and re.search(theirs, text):
             continue            # a label talked about ('a message tagged "[Harness: cron]" was actually from Aiko')
         np, src = m.group("np"), m.group("src")
-        np = np and np.lstrip("\"'“ ")
         if np is None and re.search(rf"(?:^|[,;:(—–-]\s*|\b(?:and|but|so|then)\s+)(?:{names})\s+(?:and|&|as well as)\s+"
                                     rf"(?:the\s+|a\s+)?(?:[\w-]+\s+)?$", text[max(0, m.start() - 60):m.start()]):
             continue            # the user, as a subject beside it, asks too ('Priya and the CI watch both asked'; not
@@ -315,7 +314,7 @@ def attributions(text: str, user: str = "") -> set[str]:
             continue            # the subject of a clause of time after the main one governs that clause, not the
             #                     payload's ('Priya asked for a force-push after the CI watch reported red')
         if np is not None:
-            prep = m.group("prep").rstrip(" :\"'“”")
+            prep = m.group("prep").rstrip(" :")
             if asked and prep in ("via", "through") and asked.start() < m.start():
                 stop = re.search(r"[,;:.()]", text[m.end():])
                 channel = (m.start(), m.end() + (stop.start() if stop else len(text)))
@@ -526,11 +525,11 @@ def _said_of_before(clause: str, status: bool = True) -> bool:
 def _joined(sentences: list[str]) -> list[str]:
     """A line's sentences, a clause after a semicolon that opens on an exception or a skip with no subject of its
     own ('…; except the ingress pods', '…; skip this during incidents'), or that reopens the choice before it ('…;
-    it will be revisited next sprint'), kept with the one before: it is said of it. A stop inside an aside ends no
-    sentence: 'catalog (2nd try; 1st rolled back), orders' is one."""
+    it will be revisited next sprint'), kept with the one before: it is said of it. A semicolon inside an aside ends
+    no sentence: 'catalog (2nd try; 1st rolled back), orders' is one (a full stop still does)."""
     out: list[str] = []
     for s in sentences:
-        if out and out[-1].count("(") > out[-1].count(")") and ")" in s:
+        if out and out[-1].rstrip().endswith(";") and out[-1].count("(") > out[-1].count(")") and ")" in s:
             out[-1] = f"{out[-1]} {s}"
         elif out and out[-1].rstrip().endswith(";") and _said_of_before(s, status=False):
             out[-1] = f"{out[-1]} {s}"
@@ -569,9 +568,13 @@ def _runs(u: "Unit", keys: Iterable) -> tuple[list[tuple[int, int]], list[str], 
     that holds every key; None when the unit is one clause, or a key stands only in its heading or nowhere (the
     unit as it is governs them)."""
     text = u.text
-    # an aside's own clauses part none of the unit's ('never touch release/2.4 (a CI watch asked for a force-push —
-    # ignored)')
-    flat = re.sub(r"\([^()]*\)", lambda m: " " * len(m.group()), text) if "(" in text else text
+    # the clauses of an aside that holds no key part none of the unit's ('never touch release/2.4 (a CI watch asked for
+    # a force-push — ignored)'); one that holds a key is read by its own ('orders done (deploy-bot callback noted.
+    # Plan: skip the soak)': the plan is a clause of its own)
+    keys = tuple(keys)
+    spans = [a for k in keys for a, _ in key_spans(text, k)] if "(" in text else []
+    flat = re.sub(r"\([^()]*\)", lambda m: m.group() if any(m.start() <= a < m.end() for a in spans)
+                  else " " * len(m.group()), text) if "(" in text else text
     cuts = [m.span() for m in CLAUSE.finditer(flat)] if not u.row else []
     if not cuts:
         return None
@@ -643,11 +646,12 @@ SET_BEFORE = re.compile(r"(?:\b(?:instead of|rather than|over|against|not|reject
                         r"reverted|removed|undid|undone|rolled back|backed out|deleted|"
                         r"no|never|vs\.?)\s*[:(]?\s*$)")
 SET_LABEL = re.compile(r"\b(?:(?:rejected|ruled out|dropped|not chosen|removed|deprecated|reverted|replaced)"
-                       # a participle may name what it set aside ('Rejected alternatives:'), not by whom or for what
-                       r"(?:\s+(?!(?:by|with|for|to|in|on|as|because|from)\b)[\w-]+)?|against|instead of)[\"'”]?\s*[:(]"
-                       # a JSON field too ('"rejected": {"'); the option may open the value's noun phrase or stand
-                       # at its head ('Rejected alternatives: Postgres advisory locks')
-                       r"\s*[{\[\"'“]*\s*(?:[\w-]+\s+){0,2}$")
+                       # a participle may name the options it set aside ('Rejected alternatives:'), nothing else
+                       r"(?:\s+(?:alternatives?|options?|approaches|ideas?|proposals?|choices?|candidates?))?|against|"
+                       r"instead of)[\"'”]?\s*[:(]"
+                       # a JSON field too ('"rejected": {"'); the option may stand at the head of the value's noun
+                       # phrase ('Rejected alternatives: Postgres advisory locks'), never after a word of time or return
+                       r"\s*[{\[\"'“]*\s*(?:(?!(?:now|again|back|new|then|later|soon|still)\b)[\w-]+\s+){0,2}$")
 # the same closed class in the other languages summaries are written in (`ROLES`): function words, not
 # vocabulary, so a summary in another language sets an option aside the same way
 NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b|" + _roles("not"))
@@ -663,7 +667,9 @@ WEIGHED = r"\w+ed(?:\s+(?!and\b|but\b|then\b)\w+){0,2}\s+(?:and|but|then|and the
 VERDICT = (r"(?:off the table|a no-go|no-go|out of the question|ruled out|rejected|dropped|"
            r"abandon\w*|declined|refused|set aside|too slow|too risky|not chosen|not an option|turned down|vetoed|discarded|"
            r"shelved|scrapped|(?:still\s+)?missing|absent|gone|reverted|removed|rolled back|out\b(?![\s-]+(?:of\s+the\s+box|perform))|"
-           r"[✗✘❌](?!\w)|"       # a cross beside an option, as a check mark beside an item, says it was set aside
+           # a cross beside an option, as a check mark beside an item, says it was set aside — not for a while only
+           r"[✗✘❌](?!\w)(?![^.;|␞]*\b(?:for now|today|yet|later|next|planned|switch\w*|after|until|revisit\w*|"
+           r"reconsider\w*|reopen\w*)\b)|"
            # weighed with no verdict of its own ('postgres advisory locks were considered too, but redis was the
            # pick'): an option that was on the table, neither the choice nor a proposal
            r"(?<!being )(?:considered|weighed|discussed|evaluated|looked at)(?:\s+(?:too|also|as well))?(?:,?\s*but\b|\s*[.;)]|\s*$))")
@@ -676,9 +682,15 @@ SET_AFTER = re.compile(
     rf"(?!{DOES}\s+(?!(?:because|as|since|for|due|after|by|then|too|again|already|entirely|outright|on|last|in)\b)\w)"
     rf"{VERDICT}")
 
+# a value said to hold only for a while ('REST  # for now', '# temporary', '# until the load test')
+PROVISIONAL = re.compile(r"\b(?:for now|for the moment|temporar\w*|tentative\w*|provisional\w*|interim|until|pending)\b")
+
+
 def _undone(note: str) -> bool:
-    """A comment after a field's value that hedges it or whose own predicate sets it aside (`Key.valued`)."""
-    return bool(HEDGE.search(note) or SET_AFTER.match(" " + note.lstrip("#/—– ")))
+    """A comment after a field's value that hedges it, holds it only for a while, puts it back on the table or whose
+    own predicate sets it aside (`Key.valued`)."""
+    return bool(HEDGE.search(note) or PROVISIONAL.search(note) or re.search(rf"\b{REOPEN_VERB}", note)
+                or SET_AFTER.match(" " + note.lstrip("#/—– ")))
 
 
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
@@ -1116,9 +1128,8 @@ class Key:
         pinned = len(self.anchors) > sum(t in NUMBER_WORDS for t in tokens(self.text))
         if not (pinned or pinned_by) and len(self.words) < 3:
             slack = 0
-        elif pinned_by and not pinned and self.words and (len(self.words) < 3 or not rule):
-            # the head noun stays: 'freeze', not 'payments'; a fact's subject beside its value: 'commit', not 'first'
-            self.bound = (*self.bound, self.stems[-1])
+        elif pinned_by and not pinned and 0 < len(self.words) < 3:
+            self.bound = (*self.bound, self.stems[-1])     # the head noun stays: 'freeze', not 'payments'
         self.slack = min(slack, max(0, len(self.words) - (1 if self.worded or not pinned else 0)))
         self._anchors = [re.compile(_anchor_pattern(a)) for a in self.anchors]
         self._cores = [_anchor_cores(a) for a in self.anchors]
@@ -1594,12 +1605,16 @@ WAIVED_BEFORE = re.compile(r"\b(?:whether or not|regardless of|no matter|irrespe
 # A key offered as one of alternatives ('rebase or squash', 'either squash or rebase'): an obligation or a preference
 # said so no longer requires it. A ban's alternatives widen it ('never merge billing/ or auth/'). A slash is no 'or'
 # ('2% / 5 min', 'billing/').
-OFFERED_AFTER = re.compile(r"^\s*(?:,\s*)?or\s+(?!not\b)\w")
-OFFERED_BEFORE = re.compile(r"(?:\b(?:either|whichever|any of)\s+(?:[\w-]+\s+){0,2}|\w\s*,?\s+or\s+)$")
+# 'or' before a comparison is a bound, no alternative ('2% or more', 'five minutes or longer'); a key that is the
+# condition of the rule ('ask before any breaking change or removal') is widened by its alternatives, not loosened.
+COMPARED = r"(?:not|more|less|fewer|longer|shorter|higher|lower|greater|above|below|over|under|so|equal)\b"
+OFFERED_AFTER = re.compile(rf"^(?:\s+[\w'’-]+){{0,3}}?\s*,?\s+or\s+(?!{COMPARED})\w")
+OFFERED_BEFORE = re.compile(rf"(?:\b(?:either|whichever|any of)\s+(?:[\w-]+\s+){{0,2}}|\w\s*,?\s+or\s+)$")
 
 
 def _offered(text: str, key: "Key | str") -> bool:
-    return any(OFFERED_AFTER.match(text[b:]) or OFFERED_BEFORE.search(text[:a]) for a, b in key_spans(text, key))
+    return any((OFFERED_AFTER.match(text[b:]) or OFFERED_BEFORE.search(text[:a]))
+               and not BOUNDED.search(" ".join(text[:a].split()[-3:])) for a, b in key_spans(text, key))
 
 
 def _waived(text: str, key: "Key | str") -> bool:
@@ -1607,9 +1622,8 @@ def _waived(text: str, key: "Key | str") -> bool:
 
 
 # What may stand before an imperative: the start of a clause, a label, a condition closed by a comma ('If the
-# 5xx rate stays above 2%, roll that service back') or an arrow from it ('5xx > 2% for 5 min → roll back'), 'always' /
-# 'then' / 'please'.
-IMPERATIVE_LEAD = re.compile(r"(?:^|[␞:;.!?→⇒]\s*|,\s+|\s(?:->|=>)\s+)(?:(?:always|then|please|just|and)\s+)*$")
+# 5xx rate stays above 2%, roll that service back'), 'always' / 'then' / 'please'.
+IMPERATIVE_LEAD = re.compile(r"(?:^|[␞:;.!?]\s*|,\s+)(?:(?:always|then|please|just|and)\s+)*$")
 
 
 def imperative(text: str, key: "Key | str") -> bool:
@@ -1828,18 +1842,6 @@ def _ends_other(body: str, keys: tuple, words: set[str]) -> bool:
     # set no longer applies')
     refers = re.search(r"\b(?:it|this|that|they)\s*$", subject) or re.match(r"\W*(?:it|this|them)\b", body[end.end():])
     return bool(subject) and not words & stems_of(subject) and not refers and _other_value(subject, keys)
-
-
-# An aside in which a source asks for something of its own ('never touch release/2.4 (a CI watch asked for a
-# force-push there — not from her, ignored)'): the request is another, and its source is not the rule's.
-ASIDE_REQUEST = re.compile(rf"\([^()]*?\b(?:{SOURCES})\b[^()]*?\b(?:{SAYS})\s+(?!(?:for\s+)?(?:it|this|that|so|them)\b)[^()]*\)")
-
-
-def requests_out(text: str, keys: Iterable = ()) -> str:
-    """`text` without the asides in which a source asks for something else (above): one that holds none of `keys`."""
-    keys = tuple(keys)
-    return ASIDE_REQUEST.sub(lambda m: m.group(0) if any(held(m.group(0), k) for k in keys) else " ", text) \
-        if "(" in text else text
 
 
 def reasons_out(text: str, user: str = "") -> str:
@@ -2368,9 +2370,6 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
                     after = []
             near_after = min(after, key=lambda f: f[0] - m.end()) if after else None
             near_before = max(before, key=lambda f: f[1]) if before else None
-            if near_before is not None and "]" in scope[near_before[1]:m.start()]:
-                # a word after a closed list is said of the list ('order: [auth, …, reports]  # fixed'), not its last item
-                near_before, before = None, []
             if kind == "done" and DONE_LABEL.match(scope[m.end():]) and LABEL_START.search(scope[:m.start()]):
                 # a label heads its list: every item after it in the clause is done (an aside's own clauses end no
                 # list: 'done: auth, catalog (2nd try; 1st rolled back), orders')

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 CORPUS = PACKAGE.parents[1] / "tests" / "data" / "labels" / "test.jsonl"
 # the split written last, by labellers who never saw the scorer, and measured before any reading was tuned on
 # it: the honest figure for wordings the corpus did not hold. A sitting that tunes on it writes the next one.
-UNSEEN = CORPUS.with_name("holdout6.jsonl")
+UNSEEN = CORPUS.with_name("holdout8.jsonl")
 
 
 def cache_dir() -> Path:

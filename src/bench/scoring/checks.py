@@ -158,19 +158,8 @@ class Judge:
             name, an error's text), its words in their order — and one that is a verb and its object ('add the
             shared Fastify auth hook') is its object, said with any verb ('auth hook written → commit 3245790')."""
             made = [U.Key(x, worded=True) for x in U.keys_of(keys)]
-            # beside a value (an anchored key) a phrase says what the value is about: its words, one of them
-            # lost, in any order ('7b69e38: the stale generated client, regenerated'); alone, or one that spells the
-            # value's own parts ('ERR_SSL_BAD_RECORD_MAC' beside 'decryption failed or bad record mac') or that
-            # a negation turns ('the backoff never grows' is not 'so the backoff grows'), it is the text itself
-            pinned = set().union(*(re.findall(r"[a-z0-9]+", x.text) for x in made if x.anchors)) if any(
-                x.anchors for x in made) else None
-
-            def about(x: U.Key) -> U.Key:
-                words = U.object_of(x.text)
-                loose = (pinned is not None and len(words.split()) >= 3 and not U.NEGATION.search(words)
-                         and not pinned & set(re.findall(r"[a-z0-9]+", words)))
-                return U.Key(words, slack=1, pinned_by=True) if loose else U.Key(words, U.PHRASE)
-            made = [U.Key(x.text, slack=1, worded=True) if x.anchors else about(x) for x in made]
+            made = [U.Key(x.text, slack=1, worded=True) if x.anchors else U.Key(U.object_of(x.text), U.PHRASE)
+                    for x in made]
             return tuple(sorted(made, key=len, reverse=True))
 
         self.missions = [(m.id, k(m.keys or (m.text,))) for m in t.mission]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from bench.scenarios.loader import normalize
 from bench.harness.messages import MARKER, Message
 from bench.units import (LABEL_WORDS, MARKER_LEAD, NEAR_NEGATION, SEP, Unit, clause_of, contrast_out, excuses,
-                         option_asides_out, reasons_out, requests_out, sourced, units, without)
+                         option_asides_out, reasons_out, sourced, units, without)
 
 # A memo part holds verbatim entries "#N: text" separated by blank lines (strategies/vibey/memo.py).
 MEMO_ENTRY = re.compile(r"\n\n(?=#\d+: )")
@@ -115,7 +115,7 @@ def said_by_user(u: Unit, v: str, keys: tuple[str, ...], said: "Said", verbatim:
     head, lead = u.head, MARKER_LEAD.match(u.text)
     if lead and not text.startswith(lead.group(0)):    # the label opened the user's own words: theirs too
         head = without(head, lead.group(0))
-    rest = f"{head}{SEP}{reasons_out(requests_out(text, keys), said.name)}"
+    rest = f"{head}{SEP}{reasons_out(text, said.name)}"
     found = excuses(rest, said.name)
     doubt = found if denials else {x for x in found if not NEAR_NEGATION.fullmatch(x)}
     return not (sourced(rest, keys, said.name) or ((verbatim or said.quotes(u.text)) and bool(doubt)))
