@@ -137,7 +137,7 @@ def test_exit_codes_and_json_shape(tmp_path, capsys):
 # The floor CI holds the shipped corpus to, per split and per metric: each metric's κ measured at the commit that
 # set it, rounded down to just below it. A change to the readings that loses agreement with the readers on any
 # metric fails here; one that gains should raise the floor in the same commit (docs/scoring.md, "Calibration",
-# has the figures). `holdout2` … `holdout6` were written by labellers who never saw the scorer; `holdout6` was
+# has the figures). `holdout2` … `holdout8` were written by labellers who never saw the scorer; `holdout8` was
 # never tuned on (the report states it as the unseen figure), so its low floor is a measurement, not a target.
 FLOOR = {
     "dev": {"goal": 0.84, "constraint": 0.91, "fact": 0.99, "decision": 0.99, "leakage": 0.89, "stale": 0.87,
@@ -154,8 +154,12 @@ FLOOR = {
                 "revived": 0.72},
     "holdout5": {"goal": 0.77, "constraint": 0.77, "fact": 0.66, "decision": 0.39, "leakage": 0.84, "stale": 0.92,
                 "revived": 0.76},
-    "holdout6": {"goal": 0.74, "constraint": 0.50, "fact": 0.74, "decision": 0.31, "leakage": 0.59, "stale": 0.77,
-                "revived": 0.75},
+    "holdout6": {"goal": 0.83, "constraint": 0.56, "fact": 0.74, "decision": 0.41, "leakage": 0.59, "stale": 0.85,
+                "revived": 0.80},
+    "holdout7": {"goal": 0.60, "constraint": 0.44, "fact": 0.63, "decision": 0.46, "leakage": 0.54, "stale": 0.59,
+                "revived": 0.51},
+    "holdout8": {"goal": 0.60, "constraint": 0.62, "fact": 0.73, "decision": 0.29, "leakage": 0.80, "stale": 0.76,
+                "revived": 0.66},
 }
 
 

@@ -161,7 +161,8 @@ THEN_DONE = re.compile(r"\bthen\s*[:—–-]?\s*$")
 # a done-word as the complement of a verb of wanting, its object between ('Kofi wants the 34 open PRs (#5301→#5365)
 # reviewed oldest first'): the state wished for, however long the object; a finite verb between ends the want
 WANTED = re.compile(r"\b(?:wants?|wanted|needs?|needed|would like|expects?|asks? for|asked for)\s+"
-                    r"(?:(?!(?:is|are|was|were|has|have|had|been|i|we|he|she|they|and|but|then)\b)[^\s.,;:!?␞]+\s+){1,8}$")
+                    r"(?:(?!(?:is|are|was|were|has|have|had|been|i|we|he|she|they|and|but|then)\b)"
+                    r"(?:\([^()\s]*\)|[^\s.,;:!?␞()]+)\s+){1,8}$")
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
                       r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
@@ -651,7 +652,8 @@ SET_LABEL = re.compile(r"\b(?:(?:rejected|ruled out|dropped|not chosen|removed|d
                        r"instead of)[\"'”]?\s*[:(]"
                        # a JSON field too ('"rejected": {"'); the option may stand at the head of the value's noun
                        # phrase ('Rejected alternatives: Postgres advisory locks'), never after a word of time or return
-                       r"\s*[{\[\"'“]*\s*(?:(?!(?:now|again|back|new|then|later|soon|still)\b)[\w-]+\s+){0,2}$")
+                       r"\s*[{\[\"'“]*\s*(?:(?!(?:now|again|back|new|then|later|soon|still|so|and|but|or|we|i|it|they|this|that|"
+                       r"which|thus|hence|because|since)\b)[\w-]+\s+){0,2}$")
 # the same closed class in the other languages summaries are written in (`ROLES`): function words, not
 # vocabulary, so a summary in another language sets an option aside the same way
 NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b|" + _roles("not"))
@@ -878,15 +880,18 @@ _ORDINAL = {"one": "first", "two": "second", "three": "third", "five": "fifth", 
 
 
 def _ordinal(n: str) -> str:
-    """The English ordinal of a number with a word ('fifth' for '5'), else ''."""
+    """The English ordinal of a number up to twenty or a round ten ('fifth' for '5', 'twentieth'), else ''."""
     word = NUMERALS.get(n, "")
+    if "-" in word:
+        return ""
     return _ORDINAL.get(word) or (word[:-1] + "ieth" if word.endswith("ty") else word + "th" if word else "")
 
 
 def _every(n: str) -> str:
     """A count as a frequency's ordinal: 'after every fifth flag', 'every 5th' say 'after every five flags'."""
     ordinal = _ordinal(n)
-    return rf"(?<=\bevery\s)(?:{re.escape(n)}(?:st|nd|rd|th){'|' + ordinal if ordinal else ''})(?![\w])"
+    suffix = "th" if n[-2:-1] == "1" else {"1": "st", "2": "nd", "3": "rd"}.get(n[-1:], "th")
+    return rf"(?<=\bevery\s)(?:{re.escape(n)}{suffix}{'|' + ordinal if ordinal else ''})(?![\w])"
 
 
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
@@ -960,7 +965,7 @@ def _anchor_pattern(anchor: str) -> str:
                 # a range's second number takes the unit said with its first ('from 30 days to 90')
                 rf"\b(?:{UNITS[unit]})\s+(?:up\s+)?to\s+{n}(?![\w]))")
     if NUMBER.match(anchor):
-        return rf"(?<![\w/.-]){_number(anchor)}(?![\w])|{_every(anchor)}"
+        return rf"(?:(?<![\w/.-]){_number(anchor)}(?![\w])|{_every(anchor)})"
     r = TIME_RANGE.match(anchor)
     if r:       # a range of clock times however it is joined; a time on the hour may drop its minutes
         one, two = (rf"0?{int(h)}(?::{m})?" if m == "00" else rf"0?{int(h)}:{m}" for h, m in (r.group(1, 2), r.group(3, 4)))
@@ -1198,8 +1203,9 @@ class Key:
         options and chooses none; a comment, a dash or an aside after the value may go back on it ('REST — gRPC being
         evaluated'): the value ends there, and what the comment says of a rejected option is read by
         `checks._taken_back` with the rest of its row, and by `checks._contrasted` where it sets one aside ('REST  #
-        gRPC out'). A comment that hedges ('REST  # may change') leaves the field undecided, and one whose predicate sets
-        the value aside ('REST  # dropped', '— no longer') takes it back."""
+        gRPC out'). A comment that hedges ('REST  # may change'), holds it for a while or reopens it leaves the field
+        undecided, and one that opens on a negation or a rejection ('REST  # dropped', '— no longer', '# not
+        negotiable' too: the reading does not tell which way a negation goes) takes it back."""
         if self.object is None:
             return False
         if self._value is None:
@@ -1608,7 +1614,9 @@ WAIVED_BEFORE = re.compile(r"\b(?:whether or not|regardless of|no matter|irrespe
 # 'or' before a comparison is a bound, no alternative ('2% or more', 'five minutes or longer'); a key that is the
 # condition of the rule ('ask before any breaking change or removal') is widened by its alternatives, not loosened.
 COMPARED = r"(?:not|more|less|fewer|longer|shorter|higher|lower|greater|above|below|over|under|so|equal)\b"
-OFFERED_AFTER = re.compile(rf"^(?:\s+[\w'’-]+){{0,3}}?\s*,?\s+or\s+(?!{COMPARED})\w")
+# nor is an 'or' that opens a consequence ('squash, or else …', 'squash or the changelog breaks', 'or nothing')
+OFFERED_AFTER = re.compile(rf"^(?:\s+[\w'’-]+){{0,3}}?\s*,?\s+or\s+(?!{COMPARED}|(?:else|otherwise|nothing|the|a|an|we|i|"
+                           rf"it|they|you|this|that|there)\b)\w")
 OFFERED_BEFORE = re.compile(rf"(?:\b(?:either|whichever|any of)\s+(?:[\w-]+\s+){{0,2}}|\w\s*,?\s+or\s+)$")
 
 
@@ -1638,7 +1646,7 @@ def imperative(text: str, key: "Key | str") -> bool:
 
 def _past(word: str, verb: str) -> bool:
     """`word` is `verb` in the past tense or its participle ('fixed', 'rolled'; not 'fix', 'rolling')."""
-    return word != verb and word.endswith(("ed", "en")) and not verb.endswith(("ed", "en"))
+    return word != verb and word.endswith(("ed", "en")) and (word.startswith(verb[:-1] or verb) or stem(word) == stem(verb))
 
 
 # A predicate that says its subject is left unchanged ('public URLs stay exactly as they are', 'the schema
@@ -1783,8 +1791,10 @@ PRONOUN = re.compile(r"\b(?:i|we|you|he|she|it|they|this|that|these|those|which|
 OWN_ASIDE = re.compile(rf"\(\s*(?:(?:the|an?)\s+{FORMER}\b|"
                        # or that gives the number or day held before: '(it was 30 originally)', '(originally 30)', '(was
                        # 30)', '(it used to be Fridays)'
-                       rf"(?=[^()]*(?:\d|\b(?:{'|'.join(d[:3] for d in _DAYS)})))(?:(?:it|this|that)\s+)?(?:was|were|used to be)\s+(?:[\w:./%–-]+\s*){{1,3}}"
-                       rf"(?:originally|initially|at first|before|previously|earlier)?(?=\s*\))|"
+                       # (the value right after the copula: a number or a day, one or two words more at most)
+                       rf"(?:(?:it|this|that)\s+)?(?:was|were|used to be)\s+(?:\d[\w:./%–-]*|"
+                       rf"(?:{'|'.join(_DAYS)}|{'|'.join(d[:3] for d in _DAYS)}|{'|'.join(_SHORT)})s?\b)(?:\s+[\w:./%–-]+){{0,2}}?"
+                       rf"(?:\s+(?:originally|initially|at first|before|previously|earlier))?(?=\s*\))|"
                        rf"(?:originally|initially|previously|formerly)\s+\w)"
                        r"(?![^()]*\b(?:new|now|current|both|all|every|any|again|still|back|restored|reinstated)\b)[^()]*\)")
 
@@ -2334,12 +2344,12 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
     flat = re.sub(r"\([^()]*\)", lambda x: " " * len(x.group()), scope) if "(" in scope else scope
     for kind, pattern in (("done", DONE), ("next", NEXT)):
         for m in pattern.finditer(scope):
-            if kind == "done" and (NOT_YET.search(re.split(r"[()]", " ".join(scope[:m.start()].split()[-4:]))[-1])
-                                   or THEN_DONE.search(scope[max(0, m.start() - 12):m.start()])
-                                   or WANTED.search(flat[max(0, m.start() - 120):m.start()])
-                                   or NO_SUBJECT.search(scope[max(0, m.start() - 40):m.start()])) \
-                    and not PAST_COPULA.search(scope[:m.start()]):
-                continue        # a plan or a condition; 'once #104 was merged' reports it done
+            if kind == "done" and ((NOT_YET.search(re.split(r"[()]", " ".join(scope[:m.start()].split()[-4:]))[-1])
+                                    or THEN_DONE.search(scope[max(0, m.start() - 12):m.start()])
+                                    or WANTED.search(scope[max(0, m.start() - 120):m.start()]))
+                                   and not PAST_COPULA.search(scope[:m.start()])
+                                   or NO_SUBJECT.search(scope[max(0, m.start() - 40):m.start()])):
+                continue        # a plan, a condition or a denial; 'once #104 was merged' reports it done
             # a marker is tied to an item of its own clause (a dash or semicolon ends it): '... pick the queue
             # back up where I left off - #5326 was merged' says nothing of #5326 being next; a clause with a
             # marker and no item comments on the one before it ('#101 - done')
