@@ -680,3 +680,16 @@ def test_a_second_readers_findings_on_the_eighth_sittings_readings_hold():
     # the past of a verb that ends like one
     assert not U.imperative("seeded the staging db.", U.Key("seed the staging db"))
     assert U.imperative("seed the staging db.", U.Key("seed the staging db"))
+
+
+def test_one_field_given_many_values_under_one_heading_is_a_list_and_chooses_none():
+    """The fielder gamer (truncate plus '- choice: <every capitalised name the user wrote>' under one heading) gained
+    .24 on decisions over truncate; a field names one value, so five or more under one heading are a list."""
+    rest = reading("decision-32k", "a6", "d-rest", "decision")
+    names = "Fatima REST API JSON Postgres Orders".split()
+    assert rest("Design:\n" + "\n".join(f"- choice: {n}" for n in names)) == 0
+    # an honest note's handful of decisions, ADR sections and table rows are no bag
+    assert rest("Design:\n- choice: REST\n- choice: cursor pagination\n- choice: integer cents\n"
+                "- choice: advisory locks") == 1
+    assert rest("### ADR-1\nDecision: REST\n### ADR-2\nDecision: cursors\n### ADR-3\nDecision: integer cents\n"
+                "### ADR-4\nDecision: advisory locks\n### ADR-5\nDecision: webhooks") == 1

@@ -383,11 +383,15 @@ class Judge:
         for fid, keys in self.facts:     # a detail the unit denies ('c078d9614 was ruled out as the first bad commit') is not kept
             if fid in near and some(keys, lambda u: not _denied(u.scope, keys)):
                 h.facts.add(fid)
+        bags: set[tuple[str, str]] | None = None
         for did, keys, rejected in self.decisions:
             if did not in near:
                 continue
+            if bags is None:
+                bags = _bags(r.voiced)
             ok = lambda u, ks=keys: (not U.ended(u.scope) and all(_proposed(u.scope, k) for k in ks)  # noqa: E731
-                                     and not _open(u.scope, ks, rejected) and not _taken_back(u.scope, ks, rejected))
+                                     and not _open(u.scope, ks, rejected) and not _taken_back(u.scope, ks, rejected)
+                                     and _field(u) not in bags)
             chosen = tuple(k.object for k in keys if k.object is not None)
             against = self.contrasts[did]
             if some(keys, ok, did in owned, contrast=against) or len(chosen) == len(keys) and some(
@@ -553,6 +557,31 @@ def _taken_back(scope: str, keys: tuple[U.Key, ...], rejected: tuple[U.Key, ...]
         return False
     plain = U.option_asides_out(scope, rejected)
     return any(r.held(plain) and _proposed(plain, r) for r in rejected)
+
+
+# A field: a label of a few words, its colon, a value ('choice: REST' as a bullet or a line).
+FIELD = re.compile(r"^\s*([^:␞|]{1,40}?)\s*:\s*(\S[^␞|]*)$")      # never a table row's cells
+BAG = 5     # one field given this many values or more under one heading is a list of them
+
+
+def _field(u: U.Unit) -> tuple[str, str] | None:
+    """A bullet's field under its heading, when its value is a name (four words at most), not a sentence ('- User:
+    <their message>' in a transcript is no field of names)."""
+    m = None if u.row or not u.head else FIELD.match(u.text)
+    return (u.head, m.group(1)) if m and len(m.group(2).split()) <= 4 else None
+
+
+def _bags(voiced) -> set[tuple[str, str]]:
+    """The fields one heading gives many values ('Design:' over '- choice: Fatima', '- choice: REST', '- choice: API'
+    …): a field names one value, so the same field set to five or more is a list of names, none of them chosen, as
+    'All in place: REST, gRPC' chooses none. A heading over a handful of decisions gives each its own field, or a
+    field to each section ('### ADR-1 … Decision: REST')."""
+    values: dict[tuple[str, str], set[str]] = {}
+    for u, _ in voiced:
+        f = _field(u)
+        if f is not None:
+            values.setdefault(f, set()).add(FIELD.match(u.text).group(2).strip())
+    return {k for k, v in values.items() if len(v) >= BAG}
 
 
 def _denied(scope: str, keys: tuple[U.Key, ...]) -> bool:
