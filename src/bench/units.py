@@ -1617,7 +1617,7 @@ COMPARED = r"(?:not|more|less|fewer|longer|shorter|higher|lower|greater|above|be
 # nor is an 'or' that opens a consequence ('squash, or else …', 'squash or the changelog breaks', 'or nothing')
 OFFERED_AFTER = re.compile(rf"^(?:\s+[\w'’-]+){{0,3}}?\s*,?\s+or\s+(?!{COMPARED}|(?:else|otherwise|nothing|the|a|an|we|i|"
                            rf"it|they|you|this|that|there)\b)\w")
-OFFERED_BEFORE = re.compile(rf"(?:\b(?:either|whichever|any of)\s+(?:[\w-]+\s+){{0,2}}|\w\s*,?\s+or\s+)$")
+OFFERED_BEFORE = re.compile(r"(?:\b(?:either|whichever|any of)\s+(?:[\w-]+\s+){0,2}|\w\s*,?\s+or\s+)$")
 
 
 def _offered(text: str, key: "Key | str") -> bool:
