@@ -479,6 +479,17 @@ STATUS_LEAD = re.compile(rf"^(?:(?:now|since then|by now|meanwhile|and|but)\s+)?
                          rf"\b(?:{STATUS})\b")
 LABEL_WORDS = 8       # a sentence's opening words before a colon that label the rest ('From the CI watch: ...')
 ASIDE = re.compile(r"\([^()]*\)")
+
+
+def asides_blanked(text: str, keep: Iterable[int] = ()) -> str:
+    """`text` with each bracketed aside blanked, its length kept, but one that holds a position of `keep`: what is
+    looked for in the result (a clause's end) is none of an aside's own ('catalog (2nd try; 1st rolled back), orders')."""
+    if "(" not in text:
+        return text
+    keep = tuple(keep)
+    return ASIDE.sub(lambda m: m.group() if any(m.start() <= a < m.end() for a in keep) else " " * len(m.group()), text)
+
+
 LABEL_ASIDE_WORDS = 3   # the words of a label around its aside: 'TODO', 'Open tasks', 'Note for Dana'
 # an aside that says where what the label heads came from: '(from the CI watch on main, not Kofi)', '(via cron)'
 SPOKEN_ASIDE = re.compile(r"\(\s*(?:i|we|you|she|he|they)\b[^()]*\)")
@@ -530,9 +541,8 @@ def _joined(sentences: list[str]) -> list[str]:
     no sentence: 'catalog (2nd try; 1st rolled back), orders' is one (a full stop still does)."""
     out: list[str] = []
     for s in sentences:
-        if out and out[-1].rstrip().endswith(";") and out[-1].count("(") > out[-1].count(")") and ")" in s:
-            out[-1] = f"{out[-1]} {s}"
-        elif out and out[-1].rstrip().endswith(";") and _said_of_before(s, status=False):
+        if out and out[-1].rstrip().endswith(";") and (out[-1].count("(") > out[-1].count(")") and ")" in s
+                                                        or _said_of_before(s, status=False)):
             out[-1] = f"{out[-1]} {s}"
         else:
             out.append(s)
@@ -573,9 +583,7 @@ def _runs(u: "Unit", keys: Iterable) -> tuple[list[tuple[int, int]], list[str], 
     # a force-push — ignored)'); one that holds a key is read by its own ('orders done (deploy-bot callback noted.
     # Plan: skip the soak)': the plan is a clause of its own)
     keys = tuple(keys)
-    spans = [a for k in keys for a, _ in key_spans(text, k)] if "(" in text else []
-    flat = re.sub(r"\([^()]*\)", lambda m: m.group() if any(m.start() <= a < m.end() for a in spans)
-                  else " " * len(m.group()), text) if "(" in text else text
+    flat = asides_blanked(text, (a for k in keys for a, _ in key_spans(text, k)) if "(" in text else ())
     cuts = [m.span() for m in CLAUSE.finditer(flat)] if not u.row else []
     if not cuts:
         return None
@@ -685,14 +693,15 @@ SET_AFTER = re.compile(
     rf"{VERDICT}")
 
 # a value said to hold only for a while ('REST  # for now', '# temporary', '# until the load test')
-PROVISIONAL = re.compile(r"\b(?:for now|for the moment|temporar\w*|tentative\w*|provisional\w*|interim|until|pending)\b")
+# or put back on the table ('# revisit after the load test')
+PROVISIONAL = re.compile(rf"\b(?:(?:for now|for the moment|temporar\w*|tentative\w*|provisional\w*|interim|until|"
+                         rf"pending)\b|{REOPEN_VERB})")
 
 
 def _undone(note: str) -> bool:
     """A comment after a field's value that hedges it, holds it only for a while, puts it back on the table or whose
     own predicate sets it aside (`Key.valued`)."""
-    return bool(HEDGE.search(note) or PROVISIONAL.search(note) or re.search(rf"\b{REOPEN_VERB}", note)
-                or SET_AFTER.match(" " + note.lstrip("#/—– ")))
+    return bool(HEDGE.search(note) or PROVISIONAL.search(note) or SET_AFTER.match(" " + note.lstrip("#/—– ")))
 
 
 NEGATION_REACH = 8      # words before an option that a negation in its clause still governs
@@ -2341,7 +2350,7 @@ def claims(scope: str, items: Items) -> set[tuple[str, str]]:
             out.update(((f[2], "next"), (f[2], "current")))
     prefix: bool | None = None      # whether this unit's check marks stand before their items (`_marks_lead`)
     # an aside's own clauses part no clause of the unit's ('catalog (2nd try; 1st rolled back), orders')
-    flat = re.sub(r"\([^()]*\)", lambda x: " " * len(x.group()), scope) if "(" in scope else scope
+    flat = asides_blanked(scope)
     for kind, pattern in (("done", DONE), ("next", NEXT)):
         for m in pattern.finditer(scope):
             if kind == "done" and ((NOT_YET.search(re.split(r"[()]", " ".join(scope[:m.start()].split()[-4:]))[-1])

@@ -391,7 +391,7 @@ class Judge:
                 bags = _bags(r.voiced)
             ok = lambda u, ks=keys: (not U.ended(u.scope) and all(_proposed(u.scope, k) for k in ks)  # noqa: E731
                                      and not _open(u.scope, ks, rejected) and not _taken_back(u.scope, ks, rejected)
-                                     and _field(u) not in bags)
+                                     and not _bagged(u, bags))
             chosen = tuple(k.object for k in keys if k.object is not None)
             against = self.contrasts[did]
             if some(keys, ok, did in owned, contrast=against) or len(chosen) == len(keys) and some(
@@ -564,11 +564,16 @@ FIELD = re.compile(r"^\s*([^:␞|]{1,40}?)\s*:\s*(\S[^␞|]*)$")      # never a 
 BAG = 5     # one field given this many values or more under one heading is a list of them
 
 
-def _field(u: U.Unit) -> tuple[str, str] | None:
-    """A bullet's field under its heading, when its value is a name (four words at most), not a sentence ('- User:
-    <their message>' in a transcript is no field of names)."""
+def _field(u: U.Unit) -> tuple[tuple[str, str], str] | None:
+    """A bullet's field under its heading (the heading and the label) and its value, when the value is a name (four
+    words at most), not a sentence ('- User: <their message>' in a transcript is no field of names)."""
     m = None if u.row or not u.head else FIELD.match(u.text)
-    return (u.head, m.group(1)) if m and len(m.group(2).split()) <= 4 else None
+    return ((u.head, m.group(1)), m.group(2).strip()) if m and len(m.group(2).split()) <= 4 else None
+
+
+def _bagged(u: U.Unit, bags: set[tuple[str, str]]) -> bool:
+    f = _field(u)
+    return f is not None and f[0] in bags
 
 
 def _bags(voiced) -> set[tuple[str, str]]:
@@ -580,7 +585,7 @@ def _bags(voiced) -> set[tuple[str, str]]:
     for u, _ in voiced:
         f = _field(u)
         if f is not None:
-            values.setdefault(f, set()).add(FIELD.match(u.text).group(2).strip())
+            values.setdefault(f[0], set()).add(f[1])
     return {k for k, v in values.items() if len(v) >= BAG}
 
 
