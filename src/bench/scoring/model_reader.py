@@ -1,0 +1,145 @@
+"""A model as the reader: each label's question put to a model, measured against the careful reader as the
+scorer is (`calibrate --reader`).
+
+Why: the scorer reads by structure, and what it still misses on unseen text is meaning — a rule in other
+words, a summary in another language. Whether a model reads better is a measurement, not a belief, so this
+asks a litellm model the metric's question on each labelled context, with the item as the session's record
+has it (what a labeller reads), and reports the same κ, confusion matrix and disagreements. A reply that is
+not `ANSWER: yes` or `ANSWER: no`, or a call that fails after its retries, is an abstention: counted,
+listed, left out of κ, never a verdict. Runs keep the structural reader, which no strategy's text can
+instruct; this measures a candidate, it does not score strategies.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.errors import ModelError
+from bench.harness.messages import make
+from bench.models import Model, ModelConfig, build
+from bench.scenarios.model import Scenario
+from bench.scoring.calibrate import Calibration, Verdict, agreement
+from bench.scoring.labels import Label, read_labels
+from bench.scoring.probes import JUDGE_TOKENS, PROMPTS
+from bench.tokens import Tokenizer
+
+PROMPT = (PROMPTS / "reader.md").read_text(encoding="utf-8")
+QUESTIONS = dict(line.split(": ", 1) for line in (PROMPTS / "reader_questions.md").read_text(
+    encoding="utf-8").splitlines() if line.strip())
+ANSWER = re.compile(r"\bANSWER:\s*\**\s*(yes|no)\b", re.I)
+SOURCE_TEXT = 600        # characters of the event that set an item, shown with it
+
+
+@dataclass
+class Abstention:
+    label: Label
+    why: str
+
+
+@dataclass
+class ReaderCalibration:
+    model: str
+    calibration: Calibration       # over the labels the model answered
+    abstained: list[Abstention]
+
+    @property
+    def coverage(self) -> float | None:
+        n = len(self.calibration.verdicts) + len(self.abstained)
+        return len(self.calibration.verdicts) / n if n else None
+
+    def as_dict(self) -> dict:
+        out = self.calibration.as_dict()
+        out["n"] += len(self.abstained)
+        cov = self.coverage
+        return {**out, "reader": self.model, "answered": len(self.calibration.verdicts),
+                "coverage": None if cov is None else round(cov, 4),
+                "abstentions": [{"id": a.label.id, "line": a.label.line, "metric": a.label.metric, "why": a.why}
+                                for a in self.abstained]}
+
+
+def _said(sc: Scenario, event: str | None) -> str:
+    """An event as the record has it, its source named: what set or ended an item."""
+    e = next((e for e in sc.events if e.id == event), None)
+    if e is None:
+        return "(not in the record)"
+    who = ((sc.user or "the user") if e.role == "user" else
+           f"a background message from a {e.source}, not the user" if e.role == "background" else e.role)
+    text = e.text if len(e.text) <= SOURCE_TEXT else e.text[:SOURCE_TEXT] + " …"
+    return f"event {e.id}, {who}: {text}"
+
+
+def describe(lab: Label) -> str:
+    """The item as the session's record states it at the label's request: what a labeller reads in the
+    scenario, never the labeller's answer."""
+    sc, t, item = lab.scenario, lab.scenario.truth, lab.item
+    pos = sc.index()
+    done = lambda e: e is not None and e in pos and pos[e] < pos[lab.at]   # noqa: E731
+    for m in t.mission:
+        if m.id == item:
+            return f"The mission the user set: {m.text}\nSet by {_said(sc, m.from_)}"
+    for w in t.workstreams:
+        if w.id == item:
+            finished = [it.id for it in w.items if done(it.done)]
+            left = [it.id for it in w.items if not done(it.done)]
+            return (f"A workstream, {w.title}: its items in order are {', '.join(it.id for it in w.items)}.\n"
+                    f"At this request the finished ones are: {', '.join(finished) or 'none'}; the current or next "
+                    f"one is {left[0]}.")
+    for c in t.constraints:
+        if c.id == item:
+            out = f"A rule ({c.kind}): \"{c.quote}\"\nSet by {_said(sc, c.from_)}"
+            old = next((x for x in t.constraints if x.id == c.replaces), None)
+            if old is not None:
+                out += f"\nIt replaced the earlier rule \"{old.quote}\"."
+            new = next((x for x in t.constraints if x.replaces == c.id and done(x.from_)), None)
+            if new is not None:
+                out += f"\nBefore this request it was replaced by \"{new.quote}\", set by {_said(sc, new.from_)}"
+            elif c.until and done(c.until):
+                out += f"\nBefore this request it ended: {_said(sc, c.until)}"
+            return out
+    for f in t.facts:
+        if f.id == item:
+            return f"A fact: {' — '.join(f.keys)}\nFrom {_said(sc, f.from_)}"
+    for d in t.decisions:
+        if d.id == item:
+            return (f"A decision: chosen {'; '.join(d.keys)}"
+                    + (f"; rejected {'; '.join(d.rejected)}" if d.rejected else "") + f"\nFrom {_said(sc, d.from_)}")
+    for i in t.injections:
+        if i.id == item:
+            return f"A background request: {'; '.join(i.payload)}\nIt came in {_said(sc, i.event)}"
+    raise AssertionError(f"{lab.id}: no truth item {item}")     # read_labels lets through only items that exist
+
+
+def render(lab: Label) -> str:
+    return "\n\n".join(f"[{e.role} · {e.tag}]\n{e.text}" for e in lab.context)
+
+
+async def read_one(model: Model, tok: Tokenizer, lab: Label) -> Verdict | Abstention:
+    prompt = make(tok, id=f"reader-{lab.id}", role="user", tag="probe",
+                  text=PROMPT.format(item=describe(lab), context=render(lab), question=QUESTIONS[lab.metric]))
+    try:
+        reply = await model.chat([prompt], max_tokens=JUDGE_TOKENS, purpose="reader")
+    except ModelError as exc:
+        return Abstention(lab, f"failed to run: {exc}")
+    found = {m.lower() for m in ANSWER.findall(reply.text)}
+    if len(found) != 1:
+        said = reply.text.strip().replace("\n", " ")[:80]
+        return Abstention(lab, ("two answers" if found else "no ANSWER: yes|no") + f" ({said!r})")
+    verdict = int(found == {"yes"})
+    why = ANSWER.split(reply.text, maxsplit=1)[-1].strip().splitlines()
+    return Verdict(lab, verdict, float(verdict), (why[0] if why else "").strip()[:200], render(lab))
+
+
+def calibrate_reader(path: str | Path, cfg: ModelConfig, tok: Tokenizer) -> ReaderCalibration:
+    """Read a labels file (BadInput when malformed) and put every label's question to the model `cfg` names."""
+    path = Path(path)
+    labels = read_labels(path)
+    model = build(cfg)
+
+    async def every():
+        return await asyncio.gather(*(read_one(model, tok, lab) for lab in labels))
+    got = asyncio.run(every())
+    verdicts = [v for v in got if isinstance(v, Verdict)]
+    return ReaderCalibration(cfg.model, Calibration(path, verdicts, agreement(verdicts)),
+                             [a for a in got if isinstance(a, Abstention)])
