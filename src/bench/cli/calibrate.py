@@ -53,20 +53,24 @@ def main(argv: list[str]) -> int:
     if args.overrides:
         p.error("-o applies to --judge and --reader only")
     cal = calibrate(args.labels)
+    return 1 if show(args, cal, cal.as_dict(), text(cal)) else 0
+
+
+def show(args, cal: Calibration, out: dict, printed: str) -> list[Agreement]:
+    """Print a per-metric calibration as asked (JSON, or text and its --min-kappa line); the metrics below."""
     low = cal.below(args.min_kappa, LEAST) if args.min_kappa is not None else []
     if args.format == "json":
-        out = cal.as_dict()
         if args.min_kappa is not None:
             out["min_kappa"] = args.min_kappa
             out["below"] = [a.metric for a in low]
         print(json.dumps(out, ensure_ascii=False, indent=1))
     else:
-        print(text(cal), end="")
+        print(printed, end="")
         if args.min_kappa is not None:
             print(f"min kappa {args.min_kappa}: " + ("every metric with at least "
                   f"{LEAST} labels reaches it" if not low else "below it: " + ", ".join(
                       f"{a.metric} ({a.kappa:.3f})" for a in low)))
-    return 1 if low else 0
+    return low
 
 
 def judge_main(args) -> int:
@@ -97,19 +101,7 @@ def reader_main(p: Parser, args) -> int:
         p.error("--reader needs a model: -o judge.model=openai/x (offline, the project's scorer is the reader; "
                 "run calibrate without --reader)")
     rc = calibrate_reader(args.labels, mc, tokenizer())
-    low = rc.calibration.below(args.min_kappa, LEAST) if args.min_kappa is not None else []
-    if args.format == "json":
-        out = rc.as_dict()
-        if args.min_kappa is not None:
-            out["min_kappa"] = args.min_kappa
-            out["below"] = [a.metric for a in low]
-        print(json.dumps(out, ensure_ascii=False, indent=1))
-    else:
-        print(reader_text(rc), end="")
-        if args.min_kappa is not None:
-            print(f"min kappa {args.min_kappa}: " + ("every metric with at least "
-                  f"{LEAST} answered labels reaches it" if not low else "below it: " + ", ".join(
-                      f"{a.metric} ({a.kappa:.3f})" for a in low)))
+    low = show(args, rc.calibration, rc.as_dict(), reader_text(rc))
     return 1 if low or rc.abstained else 0
 
 
@@ -161,7 +153,7 @@ def text(cal: Calibration, rater: str = "scorer") -> str:
 
 def section(a: Agreement, rater: str = "scorer") -> list[str]:
     out = [f"== {a.metric}: kappa {num(a.kappa)}, precision {num(a.precision)}, recall {num(a.recall)} ({a.n} labels)",
-           f"                reader 1  reader 0",
+           "                reader 1  reader 0",
            f"   {rater:<6} 1    {a.tp:>8}  {a.fp:>8}",
            f"   {rater:<6} 0    {a.fn:>8}  {a.tn:>8}"]
     if not a.disagreements:
