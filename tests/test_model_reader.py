@@ -83,20 +83,26 @@ def test_verdicts_come_from_the_model_and_agree_as_counted(reader, api_key, tmp_
     assert all(d["reason"] == "because the marker says so" for v in out["metrics"].values() for d in v["disagreements"])
 
 
-def test_non_answers_and_failed_calls_are_abstentions_and_the_exit_says_so(reader, api_key, tmp_path, capsys):
+def test_non_answers_are_abstentions_and_the_exit_says_so(reader, api_key, tmp_path, capsys):
     labels = corpus(tmp_path, ["SAY-YES", "SAY-NOTHING", "SAY-BOTH", "", "SAY-YES", ""])
-    reader.fail("500", 1)
     code, out = run_json(capsys, labels, *over(reader))
     assert code == 1                                   # something failed: the exit code says so
-    assert out["n"] == 6 and len(out["abstentions"]) == 3 and out["answered"] == 3 and out["coverage"] == 0.5
+    assert out["n"] == 6 and len(out["abstentions"]) == 2 and out["answered"] == 4 and out["coverage"] == 0.6667
     whys = sorted(a["why"] for a in out["abstentions"])
-    assert any(w.startswith("failed to run") for w in whys)
-    assert any(w.startswith("no ANSWER") and "ready to continue" in w for w in whys)
-    assert any(w.startswith("two answers") for w in whys)
-    assert sum(v["n"] for v in out["metrics"].values()) == 3        # an abstention is in no cell
+    assert whys[0].startswith("no ANSWER") and "ready to continue" in whys[0]
+    assert whys[1].startswith("two answers")
+    assert sum(v["n"] for v in out["metrics"].values()) == 4        # an abstention is in no cell
     cli(["calibrate", "--reader", str(labels), *over(reader)])
     text = capsys.readouterr().out
     assert "answered 4 of 6 labels" in text and "abstained" in text and "model  1" in text
+
+
+def test_a_failed_call_is_an_abstention_and_the_rest_are_kept(reader, api_key, tmp_path, capsys):
+    labels = corpus(tmp_path, ["SAY-YES"] * 5)
+    reader.fail("500", 1)                              # whichever request it meets (they run at once)
+    code, out = run_json(capsys, labels, *over(reader))
+    assert code == 1 and out["answered"] == 4 and len(out["abstentions"]) == 1
+    assert out["abstentions"][0]["why"].startswith("failed to run")
 
 
 def test_an_instruction_in_the_context_is_data(reader, api_key, tmp_path, capsys):
