@@ -20,21 +20,22 @@ PKG = SRC / "bench"
 # Folder (or top-level module) -> rank. A module may import ranks <= its own; within one rank only its
 # own folder. The top-level modules are the foundation every layer shares.
 RANKS = {
-    "": 0,              # bench/errors.py, env.py, parsing.py, text.py, tokens.py, units.py
-    "scenarios": 1,
-    "harness": 2,
-    "models": 3,
-    "strategies": 4,
-    "scoring": 5,
-    "results": 6,
-    "gate": 7,
-    "report": 8,
-    "audit": 9,
-    "view": 9,
-    "runner": 10,
-    "cli": 11,
-    "perf": 12,
-    "testing": 12,
+    "": 0,              # bench/errors.py, env.py, parsing.py, text.py, tokens.py
+    "units": 1,         # what a unit of text is and how a reading reads it: on text alone
+    "scenarios": 2,
+    "harness": 3,
+    "models": 4,
+    "strategies": 5,
+    "scoring": 6,
+    "results": 7,
+    "gate": 8,
+    "report": 9,
+    "audit": 10,
+    "view": 10,
+    "runner": 11,
+    "cli": 12,
+    "perf": 13,
+    "testing": 13,
 }
 # Public faces, for users: they re-export and are imported by no module of the package.
 FACES = {"bench", "bench.strategy", "bench.__main__"}
