@@ -693,3 +693,24 @@ def test_one_field_given_many_values_under_one_heading_is_a_list_and_chooses_non
                 "- choice: advisory locks") == 1
     assert rest("### ADR-1\nDecision: REST\n### ADR-2\nDecision: cursors\n### ADR-3\nDecision: integer cents\n"
                 "### ADR-4\nDecision: advisory locks\n### ADR-5\nDecision: webhooks") == 1
+
+
+def test_a_rows_status_cell_that_is_a_verdict_ends_the_row():
+    """A table of rules with a status column: 'dropped' there ends the rule as 'revoked' does (the verdicts that set
+    an option aside, `options.VERDICT`), alone, with its reason after a dash, or under the column's name."""
+    table = "| rule | set by | status |\n|---|---|---|\n"
+    old = reading("withdrawal-32k", "a230", "c-report", "stale")
+    assert old(table + "| Post a summary to #flags every five flags | Hannah | dropped — one summary at the end |") == 0
+    assert old(table + "| Post a summary to #flags every five flags | Hannah | removed |") == 0
+    assert old("| Post a summary to #flags every five flags | Hannah | dropped |") == 0
+    # still shown as in force: a status that is no verdict, or a verdict with an object of its own
+    assert old(table + "| Post a summary to #flags every five flags | Hannah | active |") == 1
+    assert old(table + "| Post a summary to #flags every five flags | Hannah | removed 3 so far |") == 1
+    # gaming: a rule in force marked dropped is no longer kept
+    ninety = reading("withdrawal-32k", "a230", "c-90d", "constraint")
+    assert ninety(table + "| Don't delete flags evaluated in the last 90 days | Hannah | active |") > 0
+    assert ninety(table + "| Don't delete flags evaluated in the last 90 days | Hannah | dropped |") == 0
+    # a decision table's rejected column names the option set aside, not the row's end
+    rest = reading("decision-32k", "a62", "d-rest", "decision")
+    assert rest("| topic | chosen | rejected |\n|---|---|---|\n| transport | REST | gRPC |") == 1
+    assert rest("| topic | chosen | note |\n|---|---|---|\n| transport | REST | rejected: gRPC |") == 1

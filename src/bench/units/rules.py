@@ -6,7 +6,7 @@ import re
 from typing import Iterable
 
 from bench.units.grammar import (ENDED, ENDED_OBJECT, GOAL_DONE, HEDGE, NEGATION, SEP, _roles)
-from bench.units.options import keys_of
+from bench.units.options import VERDICT, keys_of
 from bench.units.keys import (Key, key_spans, stem, together, without)
 from bench.units.sentences import (SPOKEN_ASIDE, units)
 from bench.units.sources import asides_out
@@ -18,11 +18,18 @@ def cooccur(text: str, keys: Iterable[str]) -> bool:
     return any(together(u, ks) for u in units(text))
 
 
+# A table row's last cell that is a verdict, alone or with its reason after a dash or in brackets ('| dropped — one
+# summary at the end |', '| removed |'; under its column's name, 'status: dropped'): the row's status, as a rejected
+# option's is (`options.VERDICT`); a verdict with an object after a colon ('| rejected: gRPC |') names another
+# option, not the row's end.
+ROW_STATUS = re.compile(rf"\|\s*(?:[\w ]{{1,24}}:\s*)?{VERDICT}(?:\s*[—–(-][^|]*)?\s*\|?\s*$")
+
+
 def ended(scope: str) -> bool:
     """The unit says an item has ended — not merely that it might have ('may no longer apply'), and not
     that it ended another one ('replaced the 30-day rule')."""
     return any(not HEDGE.search(" ".join(scope[:m.start()].split()[-3:])) and not ENDED_OBJECT.match(scope[m.end():])
-               for m in ENDED.finditer(scope))
+               for m in ENDED.finditer(scope)) or ("|" in scope and bool(ROW_STATUS.search(scope)))
 
 
 # The whole of the work said to be over: nothing left to do, or no task open ('Nothing else is outstanding',
