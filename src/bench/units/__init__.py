@@ -15,8 +15,9 @@ Everything is matched on `normalize`d text (case-folded, whitespace collapsed).
 One module a concern, each built on those before it: `grammar` (the closed classes a reading is
 said with), `ids` (identifiers, an id as a whole token), `options` (what sets an option aside), `keys`
 (a truth item's keys read as a reader reads them), `sentences` (units and their clauses), `sources`
-(attribution), `rules`, `position` (where the work stands). This face re-exports what the scorers, the
-validator and the strategies use.
+(attribution), `rules` (what a unit says of a rule or a goal), `position` (where the work stands). Two names
+go the other way in annotations only (`Key` in options, `Unit` in keys, under TYPE_CHECKING). This face
+re-exports what the scorers, the validator and the strategies use.
 """
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """The closed classes a reading is said with (negators, modals, time bounds, done and plan words, sources,
 attribution), in English and the other languages summaries are written in: grammar, never a rule's vocabulary.
+Also where a line, a sentence, a table row and a clause end (`SENTENCE`, `TABLE_ROW`, `CLAUSE`, `ASIDE`), which
+`sentences` cuts text by, and `attributions`, the phrases that name a sender, which `sources` weighs.
 """
 from __future__ import annotations
 
@@ -313,6 +315,8 @@ def attributions(text: str, user: str = "") -> set[str]:
                 continue        # this very session
         out.add(m.group(0))
     return out
+
+
 # Where one clause of a sentence ends and the next begins: a dash or semicolon between words, a colon, and the
 # words that open a reason or a contrast (a condition — 'when', 'unless', 'if' — belongs to the rule it
 # bounds). Commas do not part clauses ('the user asked me, via the watch, to ...' is one), nor do

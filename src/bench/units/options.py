@@ -1,5 +1,6 @@
 """What sets an option aside where it stands, what puts a choice back on the table, and what names an option
-as the one that held before: the grammar decisions are read by.
+as the one that held before: the grammar decisions are read by. (A rule amended by contrast, '90 days, not 30',
+is `rules.contrasted`.)
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Who a unit says its words came from: an attribution governs its clause, never a bare word nearby.
+"""Who a unit says its words came from: an attribution governs its clause, never a bare word nearby (the
+attribution phrases themselves are `grammar.attributions`).
 """
 from __future__ import annotations
 
