@@ -39,7 +39,7 @@ def main(argv: list[str]) -> int:
                    help="put each label's question to the judge model (-o judge.model=...) instead of the scorer")
     p.add_argument("-o", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="a run override for --judge or --reader (judge.model=openai/x, judge.api_base=URL, "
-                        "probes.pass_score=3)")
+                        "judge.concurrency=2; probes.pass_score=3 for --judge)")
     p.add_argument("--min-kappa", type=float, default=None, metavar="K",
                    help=f"fail (exit 1) when a metric with at least {LEAST} labels has kappa below K")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
@@ -107,10 +107,13 @@ def reader_main(p: Parser, args) -> int:
 
 def reader_text(rc: ReaderCalibration) -> str:
     n = len(rc.calibration.verdicts) + len(rc.abstained)
-    head = [f"reader {rc.model} in the scorer's place: answered {len(rc.calibration.verdicts)} of {n} labels "
+    head = [f"model {rc.model} in the scorer's place: answered {len(rc.calibration.verdicts)} of {n} labels "
             f"(coverage {num(rc.coverage)}); {len(rc.abstained)} abstention(s), left out of kappa"]
-    head += [f"-- abstained {a.label.id} (line {a.label.line}, {a.label.metric}): {a.why}" for a in rc.abstained]
-    return "\n".join(head) + "\n" + text(rc.calibration, "model")
+    if rc.abstained and not rc.calibration.verdicts and all(a.why.startswith("failed to run") for a in rc.abstained):
+        head.append(f"every call failed: check judge.model, judge.api_base and the key ({rc.abstained[0].why})")
+    else:
+        head += [f"-- abstained {a.label.id} (line {a.label.line}, {a.label.metric}): {a.why}" for a in rc.abstained]
+    return "\n".join(head) + "\n" + text(rc.calibration, "model", "answered labels")
 
 
 def judge_text(cal, offline: bool) -> str:
@@ -140,8 +143,8 @@ def num(x: float | None, fmt: str = ".3f") -> str:
     return "n/a" if x is None else format(x, fmt)
 
 
-def text(cal: Calibration, rater: str = "scorer") -> str:
-    lines = [f"{cal.path}: {len(cal.verdicts)} labels", "",
+def text(cal: Calibration, rater: str = "scorer", what: str = "labels") -> str:
+    lines = [f"{cal.path}: {len(cal.verdicts)} {what}", "",
              f"{'metric':<11} {'n':>4} {'tp':>4} {'fp':>4} {'fn':>4} {'tn':>4} {'kappa':>6} {'prec':>6} {'recall':>6}"]
     for a in cal.metrics.values():
         lines.append(f"{a.metric:<11} {a.n:>4} {a.tp:>4} {a.fp:>4} {a.fn:>4} {a.tn:>4} {num(a.kappa):>6} "
