@@ -50,7 +50,7 @@ ROLES = {
 }
 
 
-def _roles(*names: str) -> str:
+def role_cues(*names: str) -> str:
     """A regex alternative for these roles in the other languages (`ROLES`): Latin cues as words, CJK ones bare."""
     latin = "|".join(ROLES[n][0] for n in names)
     cjk = "|".join(ROLES[n][1] for n in names)
@@ -97,7 +97,7 @@ DONE = re.compile(r"(?:\b(done|finished|complete|completed|merged|closed|fixed|r
                   r"handled|triaged|silenced|acknowledged|investigated|checked off|reviewed|approved|commented|"
                   r"requested changes|changes requested|signed off|released|deployed|rolled out|wrapped up|"
                   r"cleaned up|mitigated|left (?:a |the )?(?:review )?comments?|"
-                  r"moved on from|finished with|gone)\b|" + MARK.pattern + ")|" + _roles("done"))
+                  r"moved on from|finished with|gone)\b|" + MARK.pattern + ")|" + role_cues("done"))
 # A piece of work the unit says is the current or next one: a plan word, or the agent's present action on it
 # ('I'm on #104', 'now: notifications', 'remaining: address.spec.ts'); 'next to' a noun phrase is beside it
 # ('an option next to the cursor'), 'next to review' is still the plan.
@@ -108,7 +108,7 @@ NEXT = re.compile(r"\b(next(?!\s+to\s+(?:the|a|an|it|its|each|one|this|that|our|
                   # the predicate of what is left, closing its clause ('only the docs examples remain'; not 'auth
                   # remains on pg-legacy as a fallback')
                   r"remains?(?=\s*(?:[,.;:!?)]|$)))\b|"
-                  r"\bnow:|" + _roles("next"))
+                  r"\bnow:|" + role_cues("next"))
 # A sentence that opens with an action in progress ('Running address.spec.ts 50 times', 'Porting POST
 # /v1/webhooks') is the agent at work on the item it names first.
 DOING = re.compile(r"^(?:now\s+|i['’]m\s+|i am\s+|we['’]re\s+|currently\s+|i\s+|we\s+)?([a-z]+(?:ing|ed))\b"
@@ -152,7 +152,7 @@ WANTED = re.compile(r"\b(?:wants?|wanted|needs?|needed|would like|expects?|asks?
 # Cues whose count decides a clause's polarity (an even count reads as affirmative).
 NEGATION = re.compile(r"\b(not|no|never|none|nothing|nobody|neither|nor|without|unless|except|cannot|avoid\w*|"
                       r"forbid\w*|prohibit\w*|banned|disallow\w*)\b|n['’]t\b"
-                      + "|" + _roles("not"))
+                      + "|" + role_cues("not"))
 NEAR_NEGATION = re.compile(r"\b(not|no|never|neither|nor|nobody)\b|n['’]t\b")
 # Words of the grammar a rule is said with, each held by any form of its class (closed classes, like the negators):
 # a bound on a quantity however the comparison is said ('more than a year', 'over a year', '> 1 year': a
@@ -164,7 +164,7 @@ _PRONOUNS = "her|him|me|you|them|the user"         # the user, as a summary refe
 _PERSON = rf"(?:{_PRONOUNS})"
 _CONSENT = r"(?:ok|okay|o\.k(?=\.)|approval|sign-?off|go-?ahead|green light|permission|consent|say-?so)"
 @lru_cache(maxsize=None)
-def _consult(name: str = "") -> re.Pattern[str]:
+def consult_cue(name: str = "") -> re.Pattern[str]:
     """Consulting the user (`name`, when the scenario names them: 'check with Hannah')."""
     named = "|" + re.escape(name) if name else ""
     person = rf"(?:{_PRONOUNS}{named})"
@@ -178,7 +178,7 @@ EQUIVALENTS = {
                       rf"{BEFORE_QUANTITY}"),
     "less": re.compile(rf"(?:\b(?:less than|fewer than|under|below|shorter than)|<){BEFORE_QUANTITY}"),
     # consulting the user: not a thing, a team or a third party ('consult the logs', 'check with Ops', 'the PM's OK')
-    "ask": _consult(),
+    "ask": consult_cue(),
     "without": re.compile(r"\bw/o\b"),
     "propos": re.compile(r"\b(?:suggest\w*|(?:bring\w*|brought)\s+(?:\S+\s+){0,2}?up|rais(?:e|es|ed|ing)|"
                          r"pitch\w*|recommend\w*|push\w*\s+for)\b"),

@@ -46,10 +46,10 @@ def ordinary(key: str) -> bool:
 def mention(item: str) -> re.Pattern[str]:
     """An item id as a whole token: '#101' not inside '#1012' (but in 'acme/api#101'), 'auth' not
     inside 'author'."""
-    return re.compile(_mention_source(normalize(item)))
+    return re.compile(mention_source(normalize(item)))
 
 
-def _mention_source(t: str) -> str:
+def mention_source(t: str) -> str:
     left = r"(?<![\w])" if _wordchar(t[:1]) else ""
     right = r"(?![\w])" if _wordchar(t[-1:]) else ""
     return left + re.escape(t) + right

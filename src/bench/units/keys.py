@@ -9,9 +9,9 @@ from functools import lru_cache
 from typing import Iterable, TYPE_CHECKING
 
 from bench.text import normalize
-from bench.units.grammar import (EQUIVALENTS, EQUIVALENT_REACH, NEAR_NEGATION, PASSIVE_CHAIN, WITHOUT, _consult)
+from bench.units.grammar import (EQUIVALENTS, EQUIVALENT_REACH, NEAR_NEGATION, PASSIVE_CHAIN, WITHOUT, consult_cue)
 from bench.units.ids import (spans, tokens)
-from bench.units.options import (FORMER_LABEL, _undone)
+from bench.units.options import (FORMER_LABEL, undone_note)
 
 if TYPE_CHECKING:     # named in annotations only: that module builds on this one
     from bench.units.sentences import Unit
@@ -134,10 +134,10 @@ def _every(n: str) -> str:
     return rf"(?<=\bevery\s)(?:{re.escape(n)}{suffix}{'|' + ordinal if ordinal else ''})(?![\w])"
 
 
-_DAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
+DAY_NAMES = "monday tuesday wednesday thursday friday saturday sunday".split()
 # a weekday's abbreviation stands for the day ('Thu 16:00-20:00' for 'Thursdays 16:00-20:00'): a closed class
-_SHORT = {"tues": "tuesday", "weds": "wednesday", "thur": "thursday", "thurs": "thursday"}
-WEEKDAYS = {a: frozenset({stem(d), stem(d + "s")}) for a, d in [*((d[:3], d) for d in _DAYS), *_SHORT.items()]}
+SHORT_DAYS = {"tues": "tuesday", "weds": "wednesday", "thur": "thursday", "thurs": "thursday"}
+WEEKDAYS = {a: frozenset({stem(d), stem(d + "s")}) for a, d in [*((d[:3], d) for d in DAY_NAMES), *SHORT_DAYS.items()]}
 
 
 def stems_of(text: str) -> frozenset[str]:
@@ -159,10 +159,10 @@ there here so then than""".split())
 
 def anchors_of(key: str) -> tuple[str, ...]:
     """A key's anchors (ids, paths, numbers), without compiling the key."""
-    return _pieces(normalize(key))[0]
+    return key_pieces(normalize(key))[0]
 
 
-def _pieces(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def key_pieces(key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A key's anchors (tokens with a digit, a path or id character) and its content words (function words
     and single letters left out), in order."""
     anchors, words = [], []
@@ -240,9 +240,9 @@ NEGATORS = frozenset({"not", "no", "never"})
 NEGATION_CORES = ("no", "never", "n't", "n’t")      # what any text with a negation (`NEAR_NEGATION`) holds
 # a rule's day is what it holds on: another day named in its place is another rule (a day in another language, or
 # none, leaves the rule's anchors to pin it)
-DAY_STEMS = frozenset(stem(d + x) for d in _DAYS for x in ("", "s"))
+DAY_STEMS = frozenset(stem(d + x) for d in DAY_NAMES for x in ("", "s"))
 BOUND_WORDS = frozenset("after before until unless only except without every each never not no first".split()
-                        + _DAYS + [d + "s" for d in _DAYS])
+                        + DAY_NAMES + [d + "s" for d in DAY_NAMES])
 
 
 def _anchor_cores(anchor: str) -> tuple[str, ...]:
@@ -344,7 +344,7 @@ class Key:
             self.named = self.object.named = re.compile(
                 rf"\bthe\s+{w}(?=\s+(?:of|as is|as-is|as it is|unchanged|untouched|intact|alone|aside|for later|for now)\b|"
                 rf"\s*(?:[.,;:!?)—–]|\s-\s|\*|$))")
-        self.anchors, self.words = _pieces(self.text)
+        self.anchors, self.words = key_pieces(self.text)
         self.stems = tuple(stem(w) for w in self.words)
         # one of its words may be said in other words (`EQUIVALENTS`): no word of it is sure to be in a text
         self.reworded = any(s in EQUIVALENTS for s in self.stems)
@@ -451,7 +451,7 @@ class Key:
         if self._value is None:
             self._value = re.compile(rf"(?:^|␞|\|)\s*[\"'“]?(?P<label>[^:|␞\"'“”]{{1,40}}?)[\"'”]?\s*[:=]\s*[\"'“]?"
                                      rf"(?:{self.object.phrase.pattern})[\"'”]?\s*(?:$|[|;.␞]|(?P<note>(?:#|//|[—–])[^|␞]*))")
-        return any(not FORMER_LABEL.search(m.group("label")) and not (m.group("note") and _undone(m.group("note")))
+        return any(not FORMER_LABEL.search(m.group("label")) and not (m.group("note") and undone_note(m.group("note")))
                    for m in self._value.finditer(scope))
 
     def maybe(self, text: str) -> bool:
@@ -508,7 +508,7 @@ class Key:
             not missing or all(s in have or s in DAY_STEMS and not have & DAY_STEMS for s in self.bound))
 
     def _class(self, s: str) -> re.Pattern[str]:
-        return _consult(self.person) if s == "ask" else EQUIVALENTS[s]
+        return consult_cue(self.person) if s == "ask" else EQUIVALENTS[s]
 
     def _equivalent(self, scope: str, s: str) -> bool:
         """The key's word `s` said by another form of its class (`EQUIVALENTS`) where it stands next to the key's

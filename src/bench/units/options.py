@@ -8,7 +8,7 @@ import re
 from typing import Iterable, TYPE_CHECKING
 
 from bench.text import normalize
-from bench.units.grammar import (ASIDE, CLAUSE, HEDGE, NOT_REFUSING, SEP, _roles)
+from bench.units.grammar import (ASIDE, CLAUSE, HEDGE, NOT_REFUSING, SEP, role_cues)
 
 if TYPE_CHECKING:     # named in annotations only: that module builds on this one
     from bench.units.keys import Key
@@ -42,7 +42,7 @@ SET_LABEL = re.compile(r"\b(?:(?:rejected|ruled out|dropped|not chosen|removed|d
                        r"which|thus|hence|because|since)\b)[\w-]+\s+){0,2}$")
 # the same closed class in the other languages summaries are written in (`ROLES`): function words, not
 # vocabulary, so a summary in another language sets an option aside the same way
-NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b|" + _roles("not"))
+NEGATED_VERB = re.compile(r"\b(?:not|never|no longer|cannot)\b|n['’]t\b|" + role_cues("not"))
 AUX = (r"(?:(?:idea|option|proposal|plan|approach|switch|route|path|suggestion|transport)\s+)?"
        r"(?:(?:is|are|was|were|has|have|had|been|being|got|gets|also|then|already|now|can|could|should|shall|will|"
        r"would|must|may|might|does|do|did)\s+)*")
@@ -76,7 +76,7 @@ PROVISIONAL = re.compile(rf"\b(?:(?:for now|for the moment|temporar\w*|tentative
                          rf"pending)\b|{REOPEN_VERB})")
 
 
-def _undone(note: str) -> bool:
+def undone_note(note: str) -> bool:
     """A comment after a field's value that hedges it, holds it only for a while, puts it back on the table or whose
     own predicate sets it aside (`Key.valued`)."""
     return bool(HEDGE.search(note) or PROVISIONAL.search(note) or SET_AFTER.match(" " + note.lstrip("#/—– ")))

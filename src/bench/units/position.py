@@ -11,7 +11,7 @@ from bench.text import normalize
 from bench.units.grammar import (ATTRIBUTIVE, COORDINATED, COUNTED, DOING, DONE, DONE_LABEL, LABEL_START, MARK, NEXT,
                                  NOT_DOING, NOT_YET, NO_SUBJECT, PASSIVE, PROGRESSIVE, SEP, SUBJECT_DONE, THEN_DONE,
                                  WANTED)
-from bench.units.ids import (_mention_source, mention, names, spans)
+from bench.units.ids import (mention_source, mention, names, spans)
 from bench.units.keys import FUNCTION
 from bench.units.sentences import (Unit, asides_blanked)
 from bench.units.rules import PRIVATIVE
@@ -164,7 +164,7 @@ def _alternation(ids: Iterable[str]) -> re.Pattern[str] | None:
     """One pattern for these (normalised) ids' mentions, longest first, so 'GET /orders/:id' wins over
     'GET /orders' at the same place."""
     ordered = sorted(ids, key=len, reverse=True)
-    return re.compile("|".join(f"(?:{_mention_source(t)})" for t in ordered)) if ordered else None
+    return re.compile("|".join(f"(?:{mention_source(t)})" for t in ordered)) if ordered else None
 
 
 CURRENT = ("next", "doing")      # an item claimed as the one now: next, or at work on it

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from bench.units.grammar import (ENDED, ENDED_OBJECT, GOAL_DONE, HEDGE, NEGATION, SEP, _roles)
+from bench.units.grammar import (ENDED, ENDED_OBJECT, GOAL_DONE, HEDGE, NEGATION, SEP, role_cues)
 from bench.units.options import VERDICT, keys_of
 from bench.units.keys import (Key, key_spans, stem, together, without)
 from bench.units.sentences import (SPOKEN_ASIDE, units)
@@ -68,7 +68,7 @@ RULE_CUES = {
 # each kind's own cues, and the roles that state it in another language
 KIND_ROLES = {"ban": ("not", "bound", "only", "must"), "must": ("must", "bound", "not", "only"),
               "reporting": ("only",), "authorization": ("may",)}
-RULE = {k: re.compile(rf"\b(?:{v})\b" + (r"|n['’]t\b" if k in ("ban", "must") else "") + "|" + _roles(*KIND_ROLES[k]))
+RULE = {k: re.compile(rf"\b(?:{v})\b" + (r"|n['’]t\b" if k in ("ban", "must") else "") + "|" + role_cues(*KIND_ROLES[k]))
         for k, v in RULE_CUES.items()}
 # A predicate that says the rule its keys name is in force, whatever its kind ('the Friday 14:00–18:00 UTC payments
 # freeze still stands'): the rule as set, neither lifted nor loosened.
@@ -123,7 +123,7 @@ AMENDED = re.compile(r"\b(?:is|are)\s+now\b|\bnow\s+(?:is|are|at|set to)\b|"
 URGENT = re.compile(r"\b(?:immediately|right away|at once|straight away|asap|without delay)\b")
 # A heading or label that says what follows is a rule.
 RULE_HEAD = re.compile(r"(?:\b(?:rules?|constraints?|requirements?|policy|policies|guardrails?|restrictions?|limits?|bans?|"
-                       r"musts?|don['’]ts|do not)\b|" + _roles("rules") + r")[^␞:：]{0,30}(?:␞|:|：)")
+                       r"musts?|don['’]ts|do not)\b|" + role_cues("rules") + r")[^␞:：]{0,30}(?:␞|:|：)")
 # A restriction softened into a wish ('try to avoid', 'preferably', 'usually', 'if possible'): a ban, must or
 # reporting rule hedged so is looser than the quote, unless the quote hedges alike.
 SOFTENED = re.compile(r"\b(try(?:ing)? (?:not )?to|preferabl[ey]|ideally|if (?:at all )?possible|where possible|"
@@ -131,8 +131,8 @@ SOFTENED = re.compile(r"\b(try(?:ing)? (?:not )?to|preferabl[ey]|ideally|if (?:a
                       r"normally|when you can|if you can|might want to|it would be (?:nice|good|best)|best effort|"
                       # a modal of possibility over the obligation: 'Dana may need to sign off'
                       r"(?:may|might|could)\s+(?:need|have|has)\s+to)\b|"
-                      + _roles("soft"))
-ONLY = re.compile(r"\bonly\b|" + _roles("only"))      # a restriction's focus: 'skip the full CI run only when ...'
+                      + role_cues("soft"))
+ONLY = re.compile(r"\bonly\b|" + role_cues("only"))      # a restriction's focus: 'skip the full CI run only when ...'
 # An obligation or a ban the quote states outright ('must', 'have to', 'cannot', 'never'), which a paraphrase
 # that only says 'should' weakens into advice ('Never delete volumes' kept as 'I should avoid deleting volumes').
 OBLIGED = re.compile(r"\b(must|have to|has to|need(?:s)? to|required|requires?|cannot|can['’]t|may not|not allowed|never)\b")

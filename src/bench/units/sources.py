@@ -9,7 +9,8 @@ from typing import Iterable
 from bench.text import normalize
 from bench.units.grammar import (ENDED, NEAR_NEGATION, NOT_REFUSING, REFUSAL, SOURCES, attributions)
 from bench.units.options import FORMER
-from bench.units.keys import (DAY_STEMS, FUNCTION, Key, _DAYS, _SHORT, _pieces, stem, stems_of, without)
+from bench.units.keys import (DAY_NAMES, DAY_STEMS, FUNCTION, SHORT_DAYS, Key, key_pieces, stem, stems_of,
+                              without)
 from bench.units.sentences import Unit
 
 
@@ -79,7 +80,7 @@ OWN_ASIDE = re.compile(rf"\(\s*(?:(?:the|an?)\s+{FORMER}\b|"
                        # 30)', '(it used to be Fridays)'
                        # (the value right after the copula: a number or a day, one or two words more at most)
                        rf"(?:(?:it|this|that)\s+)?(?:was|were|used to be)\s+(?:\d[\w:./%–-]*|"
-                       rf"(?:{'|'.join(_DAYS)}|{'|'.join(d[:3] for d in _DAYS)}|{'|'.join(_SHORT)})s?\b)(?:\s+[\w:./%–-]+){{0,2}}?"
+                       rf"(?:{'|'.join(DAY_NAMES)}|{'|'.join(d[:3] for d in DAY_NAMES)}|{'|'.join(SHORT_DAYS)})s?\b)(?:\s+[\w:./%–-]+){{0,2}}?"
                        rf"(?:\s+(?:originally|initially|at first|before|previously|earlier))?(?=\s*\))|"
                        rf"(?:originally|initially|previously|formerly)\s+\w)"
                        r"(?![^()]*\b(?:new|now|current|both|all|every|any|again|still|back|restored|reinstated)\b)[^()]*\)")
@@ -108,7 +109,7 @@ def asides_out(text: str, keys: Iterable = ()) -> str:
     if "(" not in text and not ENDED.search(text):
         return text
     keys = tuple(keys)
-    words = {stem(w) for k in keys for w in (k.words if isinstance(k, Key) else _pieces(normalize(k))[1])}
+    words = {stem(w) for k in keys for w in (k.words if isinstance(k, Key) else key_pieces(normalize(k))[1])}
     if "(" in text:
         text = OWN_ASIDE.sub(lambda m: m.group(0) if words & stems_of(m.group(0)) else " ", text)
     if ENDED.search(text):
