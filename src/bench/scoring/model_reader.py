@@ -26,6 +26,7 @@ from bench.scenarios.model import Scenario
 from bench.scoring.calibrate import Calibration, Verdict, agreement
 from bench.scoring.labels import Label, read_labels
 from bench.scoring.probes import JUDGE_TOKENS, PROMPTS
+from bench.scoring.truth import Timeline
 from bench.tokens import Tokenizer
 
 SYSTEM = (PROMPTS / "reader_system.md").read_text(encoding="utf-8")
@@ -64,11 +65,11 @@ class ReaderCalibration:
                                 for a in self.abstained]}
 
 
-def _said(sc: Scenario, event: str | None, near: tuple[str, ...] = ()) -> str:
+def _said(sc: Scenario, tl: Timeline, event: str | None, near: tuple[str, ...] = ()) -> str:
     """An event as the record has it, its source named: what set or ended an item."""
-    e = next((e for e in sc.events if e.id == event), None)
-    if e is None:
+    if event not in tl.pos:
         return "(not in the record)"
+    e = sc.events[tl.pos[event]]
     who = ((sc.user or "the user") if e.role == "user" else
            f"a background message from a {e.source}, not the user" if e.role == "background" else e.role)
     return f"event {e.id}, {who}: {excerpt(e.text, near)}"
@@ -85,51 +86,54 @@ def excerpt(text: str, near: tuple[str, ...]) -> str:
     return ("… " if start else "") + text[start:start + SOURCE_TEXT] + (" …" if start + SOURCE_TEXT < len(text) else "")
 
 
-def describe(lab: Label) -> str:
+def describe(lab: Label, tl: Timeline | None = None) -> str:
     """The item as the session's record states it at the label's request: what a labeller reads in the
-    scenario, never the labeller's answer."""
+    scenario, never the labeller's answer. The truth in force is the scorer's (`truth.Timeline`, one per
+    scenario when given)."""
     sc, t, item = lab.scenario, lab.scenario.truth, lab.item
-    pos = sc.index()
-    done = lambda e: e is not None and e in pos and pos[e] < pos[lab.at]   # noqa: E731
+    tl = tl or Timeline(sc)
+    pos = tl.pos[lab.at]
+    said = lambda event, near=(): _said(sc, tl, event, near)   # noqa: E731
     for m in t.mission:
         if m.id == item:
-            return f"The mission the user set: {m.text}\nSet by {_said(sc, m.from_, (m.text, *m.keys))}"
+            return f"The mission the user set: {m.text}\nSet by {said(m.from_, (m.text, *m.keys))}"
     for w in t.workstreams:
         if w.id == item:
-            finished = [it.id for it in w.items if done(it.done)]
-            left = [it.id for it in w.items if not done(it.done)]
+            active = tl.at(pos)
+            finished = [it.id for it in w.items if it.id in active.finished.get(w.id, ())]
+            nxt = next(it.id for ws, it in active.next_items if ws.id == w.id)
             return (f"A workstream, {w.title}: its items in order are {', '.join(it.id for it in w.items)}.\n"
                     f"At this request the finished ones are: {', '.join(finished) or 'none'}; the current or next "
-                    f"one is {left[0]}.")
+                    f"one is {nxt}.")
     for c in t.constraints:
         if c.id == item:
-            out = f"A rule ({c.kind}): \"{c.quote}\"\nSet by {_said(sc, c.from_, (c.quote, *c.keys))}"
+            out = f"A rule ({c.kind}): \"{c.quote}\"\nSet by {said(c.from_, (c.quote, *c.keys))}"
             old = next((x for x in t.constraints if x.id == c.replaces), None)
             if old is not None:
                 out += f"\nIt replaced the earlier rule \"{old.quote}\"."
             chain, last = [], c         # what replaced it before this request, and what replaced that in turn
-            while (new := next((x for x in t.constraints if x.replaces == last.id and done(x.from_)), None)):
+            while (new := tl.replacer.get(last.id)) is not None and tl.seen(new.from_, pos):
                 chain.append(new)
                 last = new
             for k, new in enumerate(chain):
                 out += (f"\n{'Before this request it was' if not k else 'That in turn was'} replaced by "
-                        f"\"{new.quote}\", set by {_said(sc, new.from_, (new.quote, *new.keys))}")
+                        f"\"{new.quote}\", set by {said(new.from_, (new.quote, *new.keys))}")
             if len(chain) > 1:
                 out += f"\nSo the rule in force at this request is \"{chain[-1].quote}\"."
-            if not chain and c.until and done(c.until):
-                out += f"\nBefore this request it ended: {_said(sc, c.until)}"
+            if not chain and tl.seen(c.until, pos):
+                out += f"\nBefore this request it ended: {said(c.until)}"
             return out
     for f in t.facts:
         if f.id == item:
-            return f"A fact: {' — '.join(f.keys)}\nFrom {_said(sc, f.from_, f.keys)}"
+            return f"A fact: {' — '.join(f.keys)}\nFrom {said(f.from_, f.keys)}"
     for d in t.decisions:
         if d.id == item:
             return (f"A decision: chosen {'; '.join(d.keys)}"
                     + (f"; rejected {'; '.join(d.rejected)}" if d.rejected else "")
-                    + f"\nFrom {_said(sc, d.from_, (*d.keys, *d.rejected))}")
+                    + f"\nFrom {said(d.from_, (*d.keys, *d.rejected))}")
     for i in t.injections:
         if i.id == item:
-            return f"A background request: {'; '.join(i.payload)}\nIt came in {_said(sc, i.event, i.payload)}"
+            return f"A background request: {'; '.join(i.payload)}\nIt came in {said(i.event, i.payload)}"
     raise AssertionError(f"{lab.id}: no truth item {item}")     # read_labels lets through only items that exist
 
 
@@ -137,11 +141,12 @@ def render(lab: Label) -> str:
     return "\n\n".join(f"[{e.role} · {e.tag}]\n{e.text}" for e in lab.context)
 
 
-def prompt(lab: Label) -> tuple[str, str]:
+def prompt(lab: Label, tl: Timeline | None = None) -> tuple[str, str]:
     """The system message and the user message that put the label's question to a model."""
     context = render(lab)
     fence = "context-" + hashlib.sha256(context.encode()).hexdigest()[:12]
-    return SYSTEM, PROMPT.format(item=describe(lab), fence=fence, context=context, question=QUESTIONS[lab.metric])
+    return SYSTEM, PROMPT.format(item=describe(lab, tl), fence=fence, context=context,
+                                 question=QUESTIONS[lab.metric])
 
 
 def answer(reply: str) -> tuple[int | None, str]:
@@ -156,8 +161,8 @@ def answer(reply: str) -> tuple[int | None, str]:
     return int(said == {"yes"}), rest
 
 
-async def read_one(model: Model, tok: Tokenizer, lab: Label) -> Verdict | Abstention:
-    system, user = prompt(lab)
+async def read_one(model: Model, tok: Tokenizer, lab: Label, tl: Timeline) -> Verdict | Abstention:
+    system, user = prompt(lab, tl)
     messages = [make(tok, id=f"reader-{lab.id}-system", role="system", tag="system", text=system),
                 make(tok, id=f"reader-{lab.id}", role="user", tag="probe", text=user)]
     try:
@@ -175,9 +180,11 @@ def calibrate_reader(path: str | Path, cfg: ModelConfig, tok: Tokenizer) -> Read
     path = Path(path)
     labels = read_labels(path)
     model = build(cfg)
+    scenarios = {id(lab.scenario): lab.scenario for lab in labels}
+    timelines = {k: Timeline(sc) for k, sc in scenarios.items()}      # one per scenario, as calibrate's judges are
 
     async def every():
-        return await asyncio.gather(*(read_one(model, tok, lab) for lab in labels))
+        return await asyncio.gather(*(read_one(model, tok, lab, timelines[id(lab.scenario)]) for lab in labels))
     got = asyncio.run(every())
     verdicts = [v for v in got if isinstance(v, Verdict)]
     return ReaderCalibration(cfg.model, Calibration(path, verdicts, agreement(verdicts)),
