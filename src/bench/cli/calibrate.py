@@ -6,6 +6,7 @@ probe answers and the configured judge model is measured instead (bench.scoring.
 from __future__ import annotations
 
 import json
+from typing import Callable
 
 from bench.cli.parser import Parser
 from bench.models import is_offline
@@ -53,19 +54,20 @@ def main(argv: list[str]) -> int:
     if args.overrides:
         p.error("-o applies to --judge and --reader only")
     cal = calibrate(args.labels)
-    return 1 if show(args, cal, cal.as_dict(), text(cal)) else 0
+    return 1 if show(args, cal, cal.as_dict, lambda: text(cal)) else 0
 
 
-def show(args, cal: Calibration, out: dict, printed: str) -> list[Agreement]:
+def show(args, cal: Calibration, as_dict: Callable[[], dict], as_text: Callable[[], str]) -> list[Agreement]:
     """Print a per-metric calibration as asked (JSON, or text and its --min-kappa line); the metrics below."""
     low = cal.below(args.min_kappa, LEAST) if args.min_kappa is not None else []
     if args.format == "json":
+        out = as_dict()
         if args.min_kappa is not None:
             out["min_kappa"] = args.min_kappa
             out["below"] = [a.metric for a in low]
         print(json.dumps(out, ensure_ascii=False, indent=1))
     else:
-        print(printed, end="")
+        print(as_text(), end="")
         if args.min_kappa is not None:
             print(f"min kappa {args.min_kappa}: " + ("every metric with at least "
                   f"{LEAST} labels reaches it" if not low else "below it: " + ", ".join(
@@ -101,7 +103,7 @@ def reader_main(p: Parser, args) -> int:
         p.error("--reader needs a model: -o judge.model=openai/x (offline, the project's scorer is the reader; "
                 "run calibrate without --reader)")
     rc = calibrate_reader(args.labels, mc, tokenizer())
-    low = show(args, rc.calibration, rc.as_dict(), reader_text(rc))
+    low = show(args, rc.calibration, rc.as_dict, lambda: reader_text(rc))
     return 1 if low or rc.abstained else 0
 
 
